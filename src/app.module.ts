@@ -1,0 +1,40 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { RouterModule } from '@nestjs/core';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { AuthModule } from './platform/auth/auth.module';
+import { CryptoModule } from './platform/crypto/crypto.module';
+import { DatabaseModule } from './platform/database/database.module';
+import { HealthModule } from './platform/health/health.module';
+import { HttpPlatformModule } from './platform/http/http-platform.module';
+import { LoggingModule } from './platform/logging/logging.module';
+// QUEUE_TMP import { QueueModule } from './platform/queue/queue.module';
+import { RedisModule } from './platform/redis/redis.module';
+import { AboutModule } from './modules/about/about.module';
+import { ApplicationsModule } from './modules/applications/applications.module';
+import { PingModule } from './modules/ping/ping.module';
+
+/** Modules whose controllers form the API V2, mounted under /api/v2. */
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule];
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        CryptoModule,
+        DatabaseModule,
+        RedisModule,
+        // QUEUE_TMP QueueModule,
+        AuthModule,
+        HttpPlatformModule,
+        HealthModule,
+        // A worker process serves only /health; its modules' processors come with their modules.
+        ...(config.role === 'worker' ? [ApplicationsModule] : [...API_V2_MODULES, RouterModule.register([{ path: 'api/v2', children: API_V2_MODULES }])]),
+      ],
+    };
+  }
+}

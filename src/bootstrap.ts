@@ -1,0 +1,65 @@
+import { INestApplication, Logger as NestLogger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import type { AppConfig } from './config/app-config';
+import { bodyParsers } from './platform/http/body-parsers';
+
+export const API_PREFIX = '/api/v2';
+
+/** Builds the HTTP application for a configuration: the same for `npm start`, tests and benchmarks. */
+export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bufferLogs: true, bodyParser: false });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (config.http.trustProxy) app.set('trust proxy', true);
+  app.use(...bodyParsers(config.http.jsonBodyLimit));
+  if (config.role !== 'worker') {
+    const document = openApiDocument(app, config);
+    SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, { jsonDocumentUrl: `${API_PREFIX}/openapi.json`, yamlDocumentUrl: `${API_PREFIX}/openapi.yaml` });
+  }
+  return app;
+}
+
+export function openApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('LCDS API V2')
+    .setDescription('SCORM Cloud API V2 compatible. Operation ids are those of the real service.')
+    .setVersion(config.version)
+    .addServer(config.publicUrl)
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Application id and secret key' }, 'APP_NORMAL')
+    .addBasicAuth({ type: 'http', scheme: 'basic', description: 'Management application id and secret key' }, 'APP_MANAGEMENT')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OAuth2 token from GetAppToken or CreateToken' }, 'OAUTH');
+  return SwaggerModule.createDocument(app, builder.build(), { operationIdFactory: (_c, method) => method });
+}
+
+/** Graceful stop: no new connections, in-flight requests and jobs finish (bounded), then connections close. */
+export function installShutdown(app: INestApplication, config: AppConfig): void {
+  const logger = new NestLogger('Shutdown');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ msg: 'shutting down', signal });
+    const server = app.getHttpServer() as import('node:http').Server;
+    // Keep-alive sockets would hold the server open: answer the last requests with Connection: close.
+    server.on('request', (_req, res: import('node:http').ServerResponse) => res.setHeader('Connection', 'close'));
+    const timer = setTimeout(() => {
+      logger.error({ msg: 'shutdown timed out; exiting', timeoutMs: config.http.shutdownTimeoutMs });
+      process.exit(1);
+    }, config.http.shutdownTimeoutMs + 5000);
+    timer.unref();
+    app
+      .close()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        logger.error({ msg: 'error during shutdown', err: String(err) });
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { SingleBar, Presets } from 'cli-progress';
+import { Command } from 'commander';
+import { DataSource } from 'typeorm';
+import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { AuthModule } from './platform/auth/auth.module';
+import { CryptoModule } from './platform/crypto/crypto.module';
+import { DatabaseModule } from './platform/database/database.module';
+import { dataSourceOptions } from './platform/database/data-source-options';
+import { HttpPlatformModule } from './platform/http/http-platform.module';
+import { RedisModule } from './platform/redis/redis.module';
+import { ApplicationsModule } from './modules/applications/applications.module';
+import { ApplicationsService } from './modules/applications/applications.service';
+import { CredentialsService } from './modules/applications/credentials.service';
+
+/** What the admin commands need: the same configuration and services as the server, without HTTP. */
+@Module({})
+class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), CryptoModule, DatabaseModule, RedisModule, AuthModule, HttpPlatformModule, ApplicationsModule],
+    };
+  }
+}
+
+function config(overrides: Partial<AppConfig['database']> = {}): AppConfig {
+  try {
+    const loaded = loadConfig();
+    return { ...loaded, database: { ...loaded.database, ...overrides } };
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function withContext<T>(cfg: AppConfig, work: (ctx: INestApplicationContext) => Promise<T>): Promise<T> {
+  const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(cfg), { logger: ['error'] });
+  try {
+    return await work(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+function table(rows: Array<Record<string, string | boolean>>): string {
+  if (rows.length === 0) return '(none)\n';
+  const keys = Object.keys(rows[0]);
+  const widths = keys.map((k) => Math.max(k.length, ...rows.map((r) => String(r[k]).length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(keys), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(keys.map((k) => String(r[k]))))].join('\n') + '\n';
+}
+
+const program = new Command();
+program.name('lcds').description('LCDS administration. Reads the same environment as the server (DATABASE_URL, REDIS_URL, DATA_DIR, LCDS_MASTER_KEY, …).');
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .action(async () => {
+    const cfg = config({ runMigrations: false });
+    const migrations = dataSourceOptions(cfg).migrations as unknown[];
+    let done = 0;
+    const bar = new SingleBar({ format: 'migrating [{bar}] {value}/{total} {name}', hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
+    const ds = new DataSource({
+      ...dataSourceOptions(cfg),
+      logging: ['migration'],
+      logger: {
+        logMigration: (message: string) => {
+          const m = /Migration (\S+) has been executed successfully/.exec(message);
+          if (m) bar.update(++done, { name: m[1] });
+        },
+        logQuery: () => undefined,
+        logQueryError: () => undefined,
+        logQuerySlow: () => undefined,
+        logSchemaBuild: () => undefined,
+        log: () => undefined,
+      },
+    });
+    await ds.initialize();
+    try {
+      const pending = await ds.showMigrations();
+      if (!pending) {
+        process.stdout.write(`Database is up to date (${migrations.length} migration(s)).\n`);
+        return;
+      }
+      bar.start(migrations.length, 0, { name: '' });
+      await ds.runMigrations({ transaction: 'each' });
+      bar.update(migrations.length, { name: 'done' });
+      bar.stop();
+      process.stdout.write(`Applied ${done} migration(s).\n`);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+const apps = program.command('apps').description('applications');
+apps
+  .command('create')
+  .description('create an application with a first secret key')
+  .requiredOption('--name <name>', 'application name')
+  .option('--management', 'a management application (Application Management API)', false)
+  .option('--json', 'print {"appId", "secretKey"} as JSON', false)
+  .action(async (opts: { name: string; management: boolean; json: boolean }) => {
+    await withContext(config(), async (ctx) => {
+      const { app, credential } = await ctx.get(ApplicationsService).create({ name: opts.name, isManagement: opts.management });
+      if (opts.json) process.stdout.write(JSON.stringify({ appId: app.id, secretKey: credential.credential }) + '\n');
+      else process.stdout.write(`Created ${opts.management ? 'management ' : ''}application ${app.id} (${app.name})\nSecret key: ${credential.credential}\n`);
+    });
+  });
+apps
+  .command('list')
+  .description('list applications')
+  .option('--json', 'print JSON', false)
+  .action(async (opts: { json: boolean }) => {
+    await withContext(config(), async (ctx) => {
+      const rows = await ctx.get(ApplicationsService).listEntities();
+      const view = rows.map((a) => ({ appId: a.id, name: a.name, management: a.isManagement, created: a.createdAt.toISOString() }));
+      process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : table(view));
+    });
+  });
+
+const credentials = program.command('credentials').description('secret keys of applications');
+credentials
+  .command('create')
+  .description('create a new secret key for an application')
+  .requiredOption('--app <id>', 'application id')
+  .option('--name <name>', 'name of the key', 'Secret key')
+  .option('--json', 'print {"appId", "credentialId", "secretKey"} as JSON', false)
+  .action(async (opts: { app: string; name: string; json: boolean }) => {
+    await withContext(config(), async (ctx) => {
+      const c = await ctx.get(CredentialsService).create(opts.app, { name: opts.name });
+      if (opts.json) process.stdout.write(JSON.stringify({ appId: opts.app, credentialId: c.id, secretKey: c.credential }) + '\n');
+      else process.stdout.write(`Secret key ${c.id} for application ${opts.app}: ${c.credential}\n`);
+    });
+  });
+credentials
+  .command('list')
+  .description('list the secret keys of an application')
+  .requiredOption('--app <id>', 'application id')
+  .option('--json', 'print JSON', false)
+  .action(async (opts: { app: string; json: boolean }) => {
+    await withContext(config(), async (ctx) => {
+      const rows = await ctx.get(CredentialsService).list(opts.app);
+      const view = rows.map((c) => ({ credentialId: c.id, name: c.name, status: c.status, secretKey: c.credential }));
+      process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : table(view));
+    });
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`lcds: ${message}\n`);
+  process.exit(1);
+});

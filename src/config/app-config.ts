@@ -1,0 +1,198 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export type LcdsRole = 'api' | 'worker' | 'all';
+export type DatabaseKind = 'sqlite' | 'mysql';
+export type LogFormat = 'json' | 'pretty';
+
+export interface AppConfig {
+  env: string;
+  role: LcdsRole;
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  database: { kind: DatabaseKind; url: string; sqlitePath: string; runMigrations: boolean; poolSize: number };
+  redis: { url: string; prefix: string } | null;
+  masterKey: Buffer;
+  masterKeySource: 'environment' | 'generated-file' | 'file';
+  log: { level: string; format: LogFormat };
+  http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
+  auth: { cacheTtlMs: number; maxTokenLifetimeSeconds: number };
+  jobs: { concurrency: number; lockMs: number; maxAttempts: number };
+  bootstrap: boolean;
+  version: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads the environment once into one typed object. Nothing else in the code base reads process.env,
+ * so every setting is validated here at boot with a message that names the variable and the rule.
+ */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${raw} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    problems.push(`${name}=${raw} must be true or false`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name}=${raw} must be one of ${allowed.join(', ')}`);
+      return fallback;
+    }
+    return raw as T;
+  };
+
+  const nodeEnv = read('NODE_ENV') ?? 'development';
+  const port = int('PORT', 3000, 0, 65535);
+  const host = read('HOST') ?? '0.0.0.0';
+  const role = oneOf<LcdsRole>('LCDS_ROLE', ['api', 'worker', 'all'], 'all');
+  const dataDir = resolve(read('DATA_DIR') ?? './data');
+
+  let publicUrl = read('PUBLIC_URL') ?? `http://localhost:${port}`;
+  try {
+    const parsed = new URL(publicUrl);
+    if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error('protocol');
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`PUBLIC_URL=${publicUrl} must be an absolute http(s) URL such as https://lcds.example.com`);
+  }
+
+  const databaseUrl = read('DATABASE_URL');
+  let database: AppConfig['database'] = {
+    kind: 'sqlite',
+    url: '',
+    sqlitePath: join(dataDir, 'lcds.sqlite'),
+    runMigrations: bool('LCDS_RUN_MIGRATIONS', true),
+    poolSize: int('DATABASE_POOL_SIZE', 10, 1, 500),
+  };
+  if (databaseUrl !== undefined) {
+    if (/^(mysql|mariadb):\/\//i.test(databaseUrl)) {
+      try {
+        const u = new URL(databaseUrl);
+        if (u.pathname.replace(/^\//, '') === '') throw new Error('no database');
+        database = { ...database, kind: 'mysql', url: databaseUrl.replace(/^mariadb:/i, 'mysql:') };
+      } catch {
+        problems.push('DATABASE_URL must look like mysql://user:password@host:3306/database (the database name is required)');
+      }
+    } else if (/^sqlite:/i.test(databaseUrl)) {
+      const path = databaseUrl.replace(/^sqlite:(\/\/)?/i, '');
+      database = { ...database, kind: 'sqlite', sqlitePath: isAbsolute(path) ? path : resolve(path) };
+    } else {
+      problems.push('DATABASE_URL must start with mysql://, mariadb:// or sqlite:');
+    }
+  }
+
+  const redisUrl = read('REDIS_URL');
+  let redis: AppConfig['redis'] = null;
+  if (redisUrl !== undefined) {
+    if (/^rediss?:\/\//i.test(redisUrl)) redis = { url: redisUrl, prefix: read('REDIS_PREFIX') ?? 'lcds' };
+    else problems.push(`REDIS_URL=${redisUrl} must start with redis:// or rediss://`);
+  }
+  if (role !== 'all' && redis === null) {
+    problems.push(`LCDS_ROLE=${role} needs REDIS_URL: separate API and worker processes share their jobs through Redis`);
+  }
+  if (role !== 'all' && database.kind === 'sqlite') {
+    problems.push(`LCDS_ROLE=${role} needs DATABASE_URL=mysql://…: the embedded SQLite file cannot be shared between processes`);
+  }
+
+  let masterKey: Buffer = Buffer.alloc(0);
+  let masterKeySource: AppConfig['masterKeySource'] = 'environment';
+  const keyRaw = read('LCDS_MASTER_KEY');
+  if (keyRaw !== undefined) {
+    masterKey = decodeKey(keyRaw);
+    if (masterKey.length < 32) {
+      problems.push('LCDS_MASTER_KEY must hold at least 32 bytes, as 64 hex digits or base64 (generate one with: openssl rand -hex 32)');
+    }
+  } else if (database.kind === 'mysql') {
+    problems.push(
+      'LCDS_MASTER_KEY is required with DATABASE_URL=mysql://…: every node must encrypt secrets and sign tokens with the same key (generate one with: openssl rand -hex 32)',
+    );
+  } else if (problems.length === 0) {
+    const keyFile = join(dataDir, 'master.key');
+    if (existsSync(keyFile)) {
+      masterKey = decodeKey(readFileSync(keyFile, 'utf8').trim());
+      masterKeySource = 'file';
+    } else {
+      mkdirSync(dataDir, { recursive: true });
+      masterKey = randomBytes(32);
+      writeFileSync(keyFile, masterKey.toString('hex') + '\n', { mode: 0o600 });
+      masterKeySource = 'generated-file';
+    }
+  }
+
+  const config: AppConfig = {
+    env: nodeEnv,
+    role,
+    host,
+    port,
+    publicUrl,
+    dataDir,
+    database,
+    redis,
+    masterKey,
+    masterKeySource,
+    log: {
+      level: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+      format: oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], nodeEnv === 'production' ? 'json' : 'pretty'),
+    },
+    http: {
+      jsonBodyLimit: int('LCDS_JSON_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      trustProxy: bool('LCDS_TRUST_PROXY', false),
+      shutdownTimeoutMs: int('LCDS_SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
+    },
+    auth: {
+      cacheTtlMs: int('LCDS_AUTH_CACHE_TTL_MS', 60_000, 0, 3_600_000),
+      maxTokenLifetimeSeconds: int('LCDS_MAX_TOKEN_LIFETIME_SECONDS', 365 * 24 * 3600, 60, 10 * 365 * 24 * 3600),
+    },
+    jobs: {
+      concurrency: int('LCDS_JOB_CONCURRENCY', 4, 1, 256),
+      lockMs: int('LCDS_JOB_LOCK_MS', 30_000, 500, 3_600_000),
+      maxAttempts: int('LCDS_JOB_MAX_ATTEMPTS', 5, 1, 100),
+    },
+    bootstrap: bool('LCDS_BOOTSTRAP', true),
+    version: packageVersion(),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function decodeKey(raw: string): Buffer {
+  if (/^[0-9a-f]+$/i.test(raw) && raw.length % 2 === 0) return Buffer.from(raw, 'hex');
+  return Buffer.from(raw, 'base64');
+}
+
+function packageVersion(): string {
+  for (const candidate of [join(__dirname, '..', '..', 'package.json'), join(__dirname, '..', 'package.json')]) {
+    if (existsSync(candidate)) return (JSON.parse(readFileSync(candidate, 'utf8')) as { version: string }).version;
+  }
+  return '0.0.0';
+}

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
+import { ListQuery } from '../../platform/http/list-query';
+import { PageTokens } from '../../platform/http/page-tokens';
+import { newApplicationId } from './application-ids';
+import { ApplicationHooks } from './application-hooks';
+import { CredentialCache } from './credential-cache';
+import { CredentialsService, CredentialView } from './credentials.service';
+import { ApplicationListQueryDto } from './dto/application-list-query.dto';
+import { ApplicationEntity } from './entities/application.entity';
+
+/** ApplicationInfoSchema */
+export interface ApplicationInfoView {
+  id: string;
+  name: string;
+  createDate: string;
+  updateDate: string;
+  allowDelete: boolean;
+  courseCount?: number;
+  registrationCount?: number;
+}
+
+@Injectable()
+export class ApplicationsService {
+  private readonly listQuery: ListQuery;
+
+  constructor(
+    @InjectRepository(ApplicationEntity) private readonly apps: Repository<ApplicationEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly credentials: CredentialsService,
+    private readonly cache: CredentialCache,
+    private readonly hooks: ApplicationHooks,
+    tokens: PageTokens,
+  ) {
+    this.listQuery = new ListQuery(tokens, {
+      name: 'applications',
+      pageSize: 100,
+      datetimeColumns: { created: 'a.createdAt', updated: 'a.updatedAt' },
+      filterColumns: { app_id: 'a.id', app_name: 'a.name' },
+      orderColumns: {
+        created_asc: 'a.createdAt',
+        created_desc: 'a.createdAt',
+        updated_asc: 'a.updatedAt',
+        updated_desc: 'a.updatedAt',
+        app_name_asc: 'a.name',
+        app_name_desc: 'a.name',
+      },
+      idColumn: 'a.id',
+      defaults: { datetimeFilter: 'updated', filterBy: 'app_id', orderBy: 'updated_asc' },
+    });
+  }
+
+  /** Creates an application with its first secret key, in one transaction. */
+  async create(input: { name: string; isManagement?: boolean }): Promise<{ app: ApplicationEntity; credential: CredentialView }> {
+    const now = new Date();
+    return this.dataSource.transaction(async (manager) => {
+      const app = manager.create(ApplicationEntity, {
+        id: newApplicationId(),
+        name: input.name,
+        isManagement: input.isManagement ?? false,
+        allowDelete: true,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await manager.insert(ApplicationEntity, app);
+      const credential = await this.credentials.create(app.id, { name: 'Default secret key' }, manager);
+      return { app, credential };
+    });
+  }
+
+  /** GetApplications: paged, filtered; the caller's principal appId binds the `more` token. */
+  async list(callerAppId: string, query: ApplicationListQueryDto) {
+    const resolved = this.listQuery.resolveFilters(callerAppId, {
+      ...query,
+      extra: { includeCourseCount: query.includeCourseCount === true, includeRegistrationCount: query.includeRegistrationCount === true },
+    });
+    const page = await this.listQuery.page(
+      callerAppId,
+      this.apps.createQueryBuilder('a'),
+      resolved,
+      (row) => [sortValue(row, resolved.filters.orderBy), row.id],
+      { includeTotalCount: query.includeTotalCount === true && query.more === undefined },
+    );
+    // Include flags given on the first call hold for the pages fetched with `more`, like the filters.
+    const applications = await this.describe(page.items, {
+      includeCourseCount: query.includeCourseCount === true || resolved.filters.includeCourseCount === true,
+      includeRegistrationCount: query.includeRegistrationCount === true || resolved.filters.includeRegistrationCount === true,
+    });
+    return { applications, more: page.more, total: page.total };
+  }
+
+  /** GetApplicationList (deprecated): every application, id and name only. */
+  async listAll(): Promise<Array<{ id: string; name: string }>> {
+    const rows = await this.apps.find({ select: { id: true, name: true }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return rows.map((r) => ({ id: r.id, name: r.name }));
+  }
+
+  async listEntities(): Promise<ApplicationEntity[]> {
+    return this.apps.find({ order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  async count(): Promise<number> {
+    return this.apps.count();
+  }
+
+  async info(appId: string, options: { includeCourseCount?: boolean; includeRegistrationCount?: boolean }): Promise<ApplicationInfoView> {
+    const [view] = await this.describe([await this.require(appId)], options);
+    return view;
+  }
+
+  async update(appId: string, input: { name?: string; allowDelete?: boolean }): Promise<void> {
+    await this.require(appId);
+    await this.apps.update({ id: appId }, { ...input, updatedAt: new Date() });
+  }
+
+  async delete(appId: string, callerAppId: string): Promise<void> {
+    const app = await this.require(appId);
+    if (appId === callerAppId) throw new InvalidInputError('An application cannot delete itself');
+    if (!app.allowDelete) {
+      throw new InvalidInputError(`Application '${appId}' does not allow deletion; set allowDelete to true first`);
+    }
+    await this.hooks.purge(appId);
+    await this.apps.delete({ id: appId });
+    await this.cache.invalidate(appId);
+  }
+
+  private async require(appId: string): Promise<ApplicationEntity> {
+    const app = await this.apps.findOneBy({ id: appId });
+    if (!app) throw new NotFoundError('Application', appId);
+    return app;
+  }
+
+  private async describe(
+    rows: ApplicationEntity[],
+    options: { includeCourseCount?: boolean; includeRegistrationCount?: boolean },
+  ): Promise<ApplicationInfoView[]> {
+    const ids = rows.map((r) => r.id);
+    const courses = options.includeCourseCount ? await this.hooks.count('course', ids) : null;
+    const registrations = options.includeRegistrationCount ? await this.hooks.count('registration', ids) : null;
+    return rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      createDate: r.createdAt.toISOString(),
+      updateDate: r.updatedAt.toISOString(),
+      allowDelete: r.allowDelete,
+      ...(courses ? { courseCount: courses.get(r.id) ?? 0 } : {}),
+      ...(registrations ? { registrationCount: registrations.get(r.id) ?? 0 } : {}),
+    }));
+  }
+}
+
+function sortValue(row: ApplicationEntity, orderBy: string): Date | string {
+  if (orderBy.startsWith('created')) return row.createdAt;
+  if (orderBy.startsWith('updated')) return row.updatedAt;
+  return row.name;
+}

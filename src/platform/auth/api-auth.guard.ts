@@ -1,0 +1,66 @@
+import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import { ForbiddenError } from '../http/domain-errors';
+import { AUTH_POLICY, AuthPolicy } from './authorize.decorator';
+import { Principal } from './principal';
+import { scopesCover } from './scopes';
+import { UnauthorizedError } from './unauthorized.error';
+
+/**
+ * The one global guard. A route without an authorization decorator is closed; a public route is open;
+ * every other route authenticates by basic or bearer and then checks the kind of credentials and the scopes.
+ */
+@Injectable()
+export class ApiAuthGuard extends AuthGuard(['lcds-basic', 'lcds-bearer']) {
+  private readonly logger = new Logger(ApiAuthGuard.name);
+
+  constructor(private readonly reflector: Reflector) {
+    super({ session: false });
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
+    if (!policy) {
+      this.logger.error(`route ${context.getClass().name}.${context.getHandler().name} declares no authorization; refused`);
+      throw new ForbiddenError('This operation is not available');
+    }
+    if (policy.public) return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    const header = req.headers.authorization;
+    if (!header) throw new UnauthorizedError();
+    const scheme = header.slice(0, header.indexOf(' ')).toLowerCase();
+    if (scheme === 'bearer' && policy.oauth === false) {
+      throw new ForbiddenError('This operation accepts only HTTP basic authentication with an application id and secret key');
+    }
+    if (scheme !== 'basic' && scheme !== 'bearer') throw new UnauthorizedError('Unsupported authorization scheme.');
+    await super.canActivate(context);
+    const principal = req.user as Principal;
+    this.authorize(policy, principal);
+    return true;
+  }
+
+  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
+    if (err) throw err;
+    if (!user) throw new UnauthorizedError();
+    return user;
+  }
+
+  private authorize(policy: AuthPolicy, principal: Principal): void {
+    if (principal.via === 'basic') {
+      if (policy.basic === false) throw new ForbiddenError('This operation does not accept basic authentication');
+      if (policy.basic === 'management' && !principal.isManagement) {
+        throw new ForbiddenError('This operation needs the credentials of a management application');
+      }
+      return;
+    }
+    if (policy.oauth === false) throw new ForbiddenError('This operation accepts only basic authentication');
+    if (policy.basic === 'management' && !principal.isManagement) {
+      throw new ForbiddenError('This operation needs a token issued to a management application');
+    }
+    if (!scopesCover(principal.scopes ?? [], policy.oauth)) {
+      throw new ForbiddenError(`The token's scopes do not cover this operation; it needs one of: ${policy.oauth.join(', ')}`);
+    }
+  }
+}

@@ -1,0 +1,10 @@
+/** Who made the call. Every service method that touches customer data takes the appId from here. */
+export interface Principal {
+  appId: string;
+  isManagement: boolean;
+  via: 'basic' | 'bearer';
+  /** Secret key id for basic, token id for bearer. */
+  credentialId: string;
+  /** Bearer only. */
+  scopes?: string[];
+}

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { KeyRing } from '../crypto/keyring';
+import { UnauthorizedError } from './unauthorized.error';
+
+export interface TokenClaims {
+  appId: string;
+  scopes: string[];
+  isManagement: boolean;
+  tokenId: string;
+  expiresAt: Date;
+  label?: string;
+}
+
+interface JwtPayload {
+  sub: string;
+  scope: string;
+  mgmt?: boolean;
+  label?: string;
+  jti: string;
+  exp: number;
+}
+
+/**
+ * OAuth2 bearer tokens: HS256 JWTs signed with a key derived from the master key. They carry application,
+ * scopes and expiry and nothing else; like the real service's tokens they cannot be revoked, so any node
+ * verifies them without a database.
+ */
+@Injectable()
+export class TokenService {
+  private readonly jwt: JwtService;
+  private static readonly ISSUER = 'lcds';
+  private static readonly AUDIENCE = 'lcds-api-v2';
+
+  constructor(keys: KeyRing, @Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.jwt = new JwtService({ secret: keys.key('token-signing'), signOptions: { algorithm: 'HS256' }, verifyOptions: { algorithms: ['HS256'] } });
+  }
+
+  get maxLifetimeSeconds(): number {
+    return this.config.auth.maxTokenLifetimeSeconds;
+  }
+
+  issue(input: { appId: string; scopes: string[]; isManagement: boolean; expiresAt: Date; label?: string }): { token: string; claims: TokenClaims } {
+    const tokenId = randomUUID();
+    const payload: JwtPayload = {
+      sub: input.appId,
+      scope: input.scopes.join(' '),
+      jti: tokenId,
+      exp: Math.floor(input.expiresAt.getTime() / 1000),
+      ...(input.isManagement ? { mgmt: true } : {}),
+      ...(input.label ? { label: input.label } : {}),
+    };
+    const token = this.jwt.sign(payload, { issuer: TokenService.ISSUER, audience: TokenService.AUDIENCE });
+    return { token, claims: { ...input, tokenId } };
+  }
+
+  verify(token: string): TokenClaims {
+    let payload: JwtPayload;
+    try {
+      payload = this.jwt.verify<JwtPayload>(token, { issuer: TokenService.ISSUER, audience: TokenService.AUDIENCE });
+    } catch (err) {
+      const expired = err instanceof Error && err.name === 'TokenExpiredError';
+      throw new UnauthorizedError(expired ? 'Token expired.' : 'Invalid token.', 'Bearer error="invalid_token"');
+    }
+    return {
+      appId: payload.sub,
+      scopes: payload.scope ? payload.scope.split(' ') : [],
+      isManagement: payload.mgmt === true,
+      tokenId: payload.jti,
+      expiresAt: new Date(payload.exp * 1000),
+      label: payload.label,
+    };
+  }
+}

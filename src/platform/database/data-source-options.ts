@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../../config/app-config';
+import { MIGRATIONS } from './migration-list';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
+  const common = {
+    entities,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    migrationsTransactionMode: 'each' as const,
+    namingStrategy: new SnakeNamingStrategy(),
+    synchronize: false,
+    logging: false,
+  };
+  if (config.database.kind === 'mysql') {
+    return {
+      ...common,
+      type: 'mysql',
+      url: config.database.url,
+      timezone: 'Z',
+      charset: 'utf8mb4_unicode_ci',
+      poolSize: config.database.poolSize,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      extra: { connectionLimit: config.database.poolSize, enableKeepAlive: true },
+    };
+  }
+  mkdirSync(dirname(config.database.sqlitePath), { recursive: true });
+  return {
+    ...common,
+    type: 'better-sqlite3',
+    database: config.database.sqlitePath,
+    enableWAL: true,
+    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+      db.pragma('busy_timeout = 5000');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+    },
+  };
+}

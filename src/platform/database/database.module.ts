@@ -1,0 +1,25 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { dataSourceOptions } from './data-source-options';
+import { SystemStateEntity } from './system-state.entity';
+import { SystemStateService } from './system-state.service';
+
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config),
+        autoLoadEntities: true,
+        migrationsRun: config.database.runMigrations,
+      }),
+    }),
+    TypeOrmModule.forFeature([SystemStateEntity]),
+  ],
+  providers: [SystemStateService],
+  exports: [SystemStateService],
+})
+export class DatabaseModule {}

@@ -1,0 +1,4 @@
+import { Foundation1763800000000 } from './migrations/1763800000000-foundation';
+
+/** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
+export const MIGRATIONS = [Foundation1763800000000];

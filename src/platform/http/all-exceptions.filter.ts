@@ -1,0 +1,54 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { DomainError } from './domain-errors';
+import { UnauthorizedError } from '../auth/unauthorized.error';
+
+/**
+ * One place that decides what an error looks like on the wire: MessageSchema `{message}` for every 4xx/5xx,
+ * `{error}` for 401 as the real service answers. A 500 never shows a stack trace; it carries a reference id
+ * that is logged with the stack.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpErrors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request>();
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const { status, body, headers } = this.describe(exception, req);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.status(status).json(body);
+  }
+
+  private describe(exception: unknown, req: Request): { status: number; body: object; headers: Record<string, string> } {
+    if (exception instanceof UnauthorizedError) {
+      return { status: 401, body: { error: exception.message }, headers: exception.challenge ? { 'WWW-Authenticate': exception.challenge } : {} };
+    }
+    if (exception instanceof DomainError) {
+      return { status: exception.status, body: { message: exception.message }, headers: {} };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      let message = exception.message;
+      if (typeof response === 'object' && response !== null && 'message' in response) {
+        const m = (response as { message: unknown }).message;
+        message = Array.isArray(m) ? m.join('; ') : String(m);
+      }
+      if (status === HttpStatus.NOT_FOUND && message.startsWith('Cannot ')) {
+        message = `No operation ${req.method} ${req.path}`;
+      }
+      if (status === HttpStatus.UNAUTHORIZED) return { status, body: { error: message }, headers: {} };
+      return { status, body: { message }, headers: {} };
+    }
+    const reference = randomUUID();
+    this.logger.error({ msg: 'unhandled error', reference, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
+    return { status: 500, body: { message: `Internal error; reference ${reference}` }, headers: {} };
+  }
+}

@@ -1,0 +1,12 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AllExceptionsFilter } from './all-exceptions.filter';
+import { PageTokens } from './page-tokens';
+import { createValidationPipe } from './validation';
+
+@Global()
+@Module({
+  providers: [PageTokens, { provide: APP_FILTER, useClass: AllExceptionsFilter }, { provide: APP_PIPE, useFactory: createValidationPipe }],
+  exports: [PageTokens],
+})
+export class HttpPlatformModule {}

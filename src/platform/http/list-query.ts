@@ -1,0 +1,156 @@
+import { Brackets, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { InvalidInputError } from './domain-errors';
+import { PageState, PageTokens } from './page-tokens';
+
+/** The filters of a list call, as given on the first call and carried by `more` afterwards. */
+export interface ListFilters {
+  since?: string;
+  until?: string;
+  datetimeFilter: string;
+  filter?: string;
+  filterBy: string;
+  orderBy: string;
+  [extra: string]: unknown;
+}
+
+export interface ListDefinition {
+  /** Name of the list, bound into its `more` tokens. */
+  name: string;
+  pageSize: number;
+  /** datetimeFilter value → column (alias-qualified). */
+  datetimeColumns: Record<string, string>;
+  /** filterBy value → column; matched as a case-insensitive substring. */
+  filterColumns: Record<string, string>;
+  /** orderBy value (`<field>_asc|_desc`) → column. */
+  orderColumns: Record<string, string>;
+  /** Unique tiebreaker column, e.g. `a.id`. */
+  idColumn: string;
+  defaults: { datetimeFilter: string; filterBy: string; orderBy: string };
+}
+
+export interface ListInput {
+  since?: Date;
+  until?: Date;
+  datetimeFilter?: string;
+  filter?: string;
+  filterBy?: string;
+  orderBy?: string;
+  more?: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface Page<T> {
+  items: T[];
+  more?: string;
+  /** Only on the first page, and only when asked for. */
+  total?: number;
+  filters: ListFilters;
+}
+
+/**
+ * The one paging helper: normalises filters, resumes from a signed `more` token, and walks the table by keyset
+ * (sort column, then id), so page 5,000 costs what page 1 costs.
+ */
+export class ListQuery {
+  constructor(
+    private readonly tokens: PageTokens,
+    private readonly def: ListDefinition,
+  ) {}
+
+  resolveFilters(appId: string, input: ListInput): { filters: ListFilters; after: PageState<ListFilters>['after'] | null } {
+    if (input.more !== undefined) {
+      const state = this.tokens.decode<ListFilters>(this.def.name, appId, input.more);
+      return { filters: state.filters, after: state.after };
+    }
+    const filters: ListFilters = {
+      datetimeFilter: input.datetimeFilter ?? this.def.defaults.datetimeFilter,
+      filterBy: input.filterBy ?? this.def.defaults.filterBy,
+      orderBy: input.orderBy ?? this.def.defaults.orderBy,
+      ...(input.since ? { since: input.since.toISOString() } : {}),
+      ...(input.until ? { until: input.until.toISOString() } : {}),
+      ...(input.filter !== undefined ? { filter: input.filter } : {}),
+      ...(input.extra ?? {}),
+    };
+    this.check('datetimeFilter', filters.datetimeFilter, this.def.datetimeColumns);
+    this.check('filterBy', filters.filterBy, this.def.filterColumns);
+    this.check('orderBy', filters.orderBy, this.def.orderColumns);
+    if (filters.since && filters.until && filters.since > filters.until) {
+      throw new InvalidInputError('since must not be later than until');
+    }
+    return { filters, after: null };
+  }
+
+  /** Applies the filters of the list (not the keyset position) to a query. */
+  applyFilters<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters): SelectQueryBuilder<E> {
+    const dateColumn = this.def.datetimeColumns[filters.datetimeFilter];
+    if (filters.since) qb.andWhere(`${dateColumn} >= :lqSince`, { lqSince: new Date(filters.since) });
+    if (filters.until) qb.andWhere(`${dateColumn} <= :lqUntil`, { lqUntil: new Date(filters.until) });
+    if (filters.filter) {
+      const column = this.def.filterColumns[filters.filterBy];
+      // '!' as the escape character: a backslash means different things in MySQL and SQLite string literals.
+      const escaped = filters.filter.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
+      qb.andWhere(`LOWER(${column}) LIKE :lqFilter ESCAPE '!'`, { lqFilter: `%${escaped}%` });
+    }
+    return qb;
+  }
+
+  /** Runs one page. `toCursor` gives the sort value and id of a row, as stored. */
+  async page<E extends ObjectLiteral>(
+    appId: string,
+    qb: SelectQueryBuilder<E>,
+    resolved: { filters: ListFilters; after: PageState<ListFilters>['after'] | null },
+    cursorOf: (row: E) => [string | number | Date | null, string | number],
+    options: { includeTotalCount?: boolean } = {},
+  ): Promise<Page<E>> {
+    const { filters, after } = resolved;
+    const [field, direction] = this.splitOrder(filters.orderBy);
+    const sortColumn = this.def.orderColumns[filters.orderBy];
+    this.applyFilters(qb, filters);
+    const total = options.includeTotalCount && after === null ? await qb.clone().getCount() : undefined;
+    if (after !== null) {
+      const [value, id] = after;
+      const op = direction === 'asc' ? '>' : '<';
+      const sortValue = this.isDateField(field) && typeof value === 'string' ? new Date(value) : value;
+      qb.andWhere(
+        new Brackets((w) => {
+          w.where(`${sortColumn} ${op} :lqAfterValue`, { lqAfterValue: sortValue }).orWhere(
+            new Brackets((w2) => w2.where(`${sortColumn} = :lqAfterValue`).andWhere(`${this.def.idColumn} ${op} :lqAfterId`, { lqAfterId: id })),
+          );
+        }),
+      );
+    }
+    const dir = direction === 'asc' ? 'ASC' : 'DESC';
+    const rows = await qb
+      .orderBy(sortColumn, dir)
+      .addOrderBy(this.def.idColumn, dir)
+      .take(undefined)
+      .limit(this.def.pageSize + 1)
+      .getMany();
+    let more: string | undefined;
+    if (rows.length > this.def.pageSize) {
+      rows.length = this.def.pageSize;
+      const [value, id] = cursorOf(rows[rows.length - 1]);
+      more = this.tokens.encode(this.def.name, appId, {
+        filters,
+        after: [value instanceof Date ? value.toISOString() : value, id],
+      });
+    }
+    return { items: rows, more, total, filters };
+  }
+
+  private splitOrder(orderBy: string): [string, 'asc' | 'desc'] {
+    const m = /^(.*)_(asc|desc)$/.exec(orderBy);
+    if (!m) throw new InvalidInputError(`orderBy must end in _asc or _desc`);
+    return [m[1], m[2] as 'asc' | 'desc'];
+  }
+
+  private isDateField(field: string): boolean {
+    return field === 'created' || field === 'updated' || field.endsWith('_date');
+  }
+
+  private check(param: string, value: string, allowed: Record<string, string>): void {
+    if (!(value in allowed)) {
+      throw new InvalidInputError(`${param}=${value} is not supported here; use one of ${Object.keys(allowed).join(', ')}`);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type { ClassConstructor } from 'class-transformer';
+
+/** A named queue and the type of its payload. Queue names are constants next to their processor. */
+export interface QueueDefinition<P extends object> {
+  readonly name: string;
+  /** Validates payloads on enqueue and again before processing (class-validator DTO). */
+  readonly payloadClass?: ClassConstructor<P>;
+  readonly maxAttempts?: number;
+  /** First retry delay; doubles on each attempt. */
+  readonly backoffMs?: number;
+  /** Upper bound for one run; the job fails (and is retried) when it takes longer. */
+  readonly timeoutMs?: number;
+}
+
+export function defineQueue<P extends object>(definition: QueueDefinition<P>): QueueDefinition<P> {
+  return definition;
+}
+
+export interface JobContext {
+  jobId: string;
+  /** 1 on the first run, 2 on the first retry, … */
+  attempt: number;
+  /** Stores progress (0–100) on the job row, readable by status endpoints. */
+  reportProgress(percent: number): Promise<void>;
+  /**
+   * Aborted when this run should stop: its timeout passed, another worker took the job over (lease lost),
+   * or the process is shutting down. Long handlers should pass it on or check it between steps.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** Thrown by a handler when retrying cannot help: the job fails at once, whatever attempts remain. */
+export class UnrecoverableJobError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UnrecoverableJobError';
+  }
+}
+
+/** The payload does not satisfy the queue's payloadClass: thrown by enqueue; fails the job without retry when processing. */
+export class JobPayloadError extends UnrecoverableJobError {
+  constructor(
+    readonly queue: string,
+    readonly problems: string[],
+  ) {
+    super(`Invalid payload for job queue "${queue}": ${problems.join('; ')}`);
+    this.name = 'JobPayloadError';
+  }
+}
+
+/** A handler must be idempotent: after a crash it may run again for the same job. */
+export type JobHandler<P extends object> = (payload: P, context: JobContext) => Promise<unknown>;
+
+export type JobStatus = 'queued' | 'running' | 'completed' | 'failed';
+
+export interface JobRecord {
+  id: string;
+  queue: string;
+  appId: string | null;
+  status: JobStatus;
+  attempts: number;
+  maxAttempts: number;
+  progress: number;
+  result: unknown;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface EnqueueOptions {
+  appId?: string;
+  /** Start no sooner than this many ms from now. */
+  delayMs?: number;
+  /** Reuse an id (e.g. an import job id handed to the client before the job is queued). */
+  jobId?: string;
+}
+
+/**
+ * The job platform. Job state lives in the database (table `job`); the queue transport only carries ids.
+ * Two adapters: Bull on Redis when REDIS_URL is set, in-process otherwise.
+ */
+export abstract class JobQueue {
+  abstract enqueue<P extends object>(queue: QueueDefinition<P>, payload: P, options?: EnqueueOptions): Promise<string>;
+  abstract register<P extends object>(queue: QueueDefinition<P>, handler: JobHandler<P>): void;
+  abstract get(jobId: string): Promise<JobRecord | null>;
+}

@@ -1,0 +1,72 @@
+import { basic, call, startTestServer, TestServer } from '../support/test-server';
+
+describe('HTTP conventions: errors, limits, request ids, health, OpenAPI', () => {
+  let s: TestServer;
+  let mgmt: string;
+
+  beforeAll(async () => {
+    s = await startTestServer({ LCDS_JSON_BODY_LIMIT: '65536' });
+    mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
+  });
+  afterAll(async () => s?.close());
+
+  it('answers malformed JSON with 400 and a message', async () => {
+    const r = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/Malformed JSON/);
+  });
+
+  it('names the bad field for wrong types, missing and unknown fields', async () => {
+    const wrong = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: 42 } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toMatch(/^name/);
+    const missing = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.message).toMatch(/name/);
+    const extra = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: 'a', colour: 'red' } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.message).toMatch(/colour/);
+    const notObject = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: ['a'] });
+    expect(notObject.status).toBe(400);
+  });
+
+  it('refuses an oversized body with 413 and loses nothing', async () => {
+    const before = await call(`${s.api}/appManagement/applications`, { auth: mgmt });
+    const r = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: 'x'.repeat(70_000) } });
+    expect(r.status).toBe(413);
+    expect(r.body.message).toMatch(/65536/);
+    const after = await call(`${s.api}/appManagement/applications`, { auth: mgmt });
+    expect(after.body.applications).toHaveLength(before.body.applications.length);
+  });
+
+  it('answers unknown routes with 404 MessageSchema', async () => {
+    const r = await call(`${s.api}/nothing/here`, { auth: mgmt });
+    expect(r.status).toBe(404);
+    expect(r.body.message).toMatch(/nothing/);
+  });
+
+  it('echoes a well-formed request id and makes one otherwise', async () => {
+    const given = await call(`${s.api}/ping`, { auth: mgmt, headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const made = await call(`${s.api}/ping`, { auth: mgmt, headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports liveness and readiness without credentials', async () => {
+    expect((await call(`${s.baseUrl}/health/live`)).body).toEqual({ status: 'ok' });
+    const ready = await call(`${s.baseUrl}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.info.database.status).toBe('up');
+    if (s.config.redis) expect(ready.body.info.redis.status).toBe('up');
+  });
+
+  it('serves an OpenAPI document with the real operationIds', async () => {
+    const doc = await call(`${s.api}/openapi.json`);
+    expect(doc.status).toBe(200);
+    const ids = Object.values(doc.body.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
+    for (const id of ['PingAppId', 'GetAbout', 'GetApplications', 'GetApplicationList', 'CreateApplication', 'GetApplicationInfo', 'UpdateApplication', 'DeleteApplication', 'GetCredentials', 'CreateCredential', 'UpdateCredential', 'DeleteCredential', 'CreateToken', 'GetAppToken']) {
+      expect(ids).toContain(id);
+    }
+    expect(doc.body.paths['/api/v2/ping'].get.operationId).toBe('PingAppId');
+  });
+});
