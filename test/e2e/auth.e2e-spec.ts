@@ -1,3 +1,4 @@
+import { countQueries } from '../support/query-counter';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 describe('authentication, tokens and scopes', () => {
@@ -32,6 +33,22 @@ describe('authentication, tokens and scopes', () => {
     expect(none.status).toBe(401);
     expect(typeof none.body.error).toBe('string');
     expect(none.headers.get('www-authenticate')).toContain('Basic');
+  });
+
+  it('checks keys and tokens from memory: no database round trip per request', async () => {
+    const token = (await appToken(app, 'read:ping')).body.access_token as string;
+    await call(`${s.api}/ping`, { auth: app });
+    await call(`${s.api}/ping`, { auth: `Bearer ${token}` });
+    const counter = countQueries(s.app);
+    try {
+      for (let i = 0; i < 25; i++) {
+        expect((await call(`${s.api}/ping`, { auth: app })).status).toBe(200);
+        expect((await call(`${s.api}/ping`, { auth: `Bearer ${token}` })).status).toBe(200);
+      }
+      expect(counter.count).toBe(0);
+    } finally {
+      counter.stop();
+    }
   });
 
   it('refuses a wrong secret, an unknown application and a garbled header with 401', async () => {

@@ -33,7 +33,15 @@ export async function createTestStack(): Promise<TestStack> {
   };
   const serverUrl = process.env.LCDS_TEST_DATABASE_URL;
   if (!serverUrl) {
-    return { kind: 'embedded', env, dataDir, destroy: async () => rmSync(dataDir, { recursive: true, force: true }) };
+    return {
+      kind: 'embedded',
+      env,
+      dataDir,
+      destroy: () => {
+        rmSync(dataDir, { recursive: true, force: true });
+        return Promise.resolve();
+      },
+    };
   }
   const database = `lcds_t_${id}`;
   const admin = await createConnection(serverUrl);

@@ -42,7 +42,7 @@ export class ApiAuthGuard extends AuthGuard(['lcds-basic', 'lcds-bearer']) {
   }
 
   override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
-    if (err) throw err;
+    if (err) throw err instanceof Error ? err : new UnauthorizedError();
     if (!user) throw new UnauthorizedError();
     return user;
   }

@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from './domain-errors';
@@ -34,17 +34,17 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return { status: exception.status, body: { message: exception.message }, headers: {} };
     }
     if (exception instanceof HttpException) {
-      const status = exception.getStatus();
+      const status: number = exception.getStatus();
       const response = exception.getResponse();
       let message = exception.message;
       if (typeof response === 'object' && response !== null && 'message' in response) {
-        const m = (response as { message: unknown }).message;
+        const m: unknown = response.message;
         message = Array.isArray(m) ? m.join('; ') : String(m);
       }
-      if (status === HttpStatus.NOT_FOUND && message.startsWith('Cannot ')) {
+      if (status === 404 && message.startsWith('Cannot ')) {
         message = `No operation ${req.method} ${req.path}`;
       }
-      if (status === HttpStatus.UNAUTHORIZED) return { status, body: { error: message }, headers: {} };
+      if (status === 401) return { status, body: { error: message }, headers: {} };
       return { status, body: { message }, headers: {} };
     }
     const reference = randomUUID();

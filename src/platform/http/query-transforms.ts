@@ -6,7 +6,7 @@ const ISO_8601 =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /** Parses an ISO 8601 date or date-time; a value without a zone is UTC, as the real service reads it. */
-export function parseIsoDate(value: unknown): Date | unknown {
+export function parseIsoDate(value: unknown): unknown {
   if (typeof value !== 'string' || !ISO_8601.test(value.trim())) return value;
   let text = value.trim().replace(' ', 'T').replace(',', '.');
   if (/^\d{4}-\d{2}-\d{2}$/.test(text)) text += 'T00:00:00Z';
@@ -28,7 +28,7 @@ export function QueryDate(): PropertyDecorator {
 export function QueryBoolean(): PropertyDecorator {
   return applyDecorators(
     IsOptional(),
-    Transform(({ value }) => (value === 'true' ? true : value === 'false' ? false : value)),
+    Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value)),
     IsBoolean({ message: ({ property }) => `${property} must be true or false` }),
   );
 }

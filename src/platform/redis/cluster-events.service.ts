@@ -39,7 +39,7 @@ export class ClusterEvents implements OnModuleInit, OnModuleDestroy {
     if (this.channels.size > 0) await this.subscriber.subscribe(...[...this.channels].map((c) => this.wire(c)));
   }
 
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     this.local.removeAllListeners();
   }
 
