@@ -2,11 +2,11 @@ import { Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AllExceptionsFilter } from './all-exceptions.filter';
 import { PageTokens } from './page-tokens';
-import { createValidationPipe } from './validation';
+import { ApiValidationPipe } from './validation';
 
 @Global()
 @Module({
-  providers: [PageTokens, { provide: APP_FILTER, useClass: AllExceptionsFilter }, { provide: APP_PIPE, useFactory: createValidationPipe }],
+  providers: [PageTokens, { provide: APP_FILTER, useClass: AllExceptionsFilter }, { provide: APP_PIPE, useClass: ApiValidationPipe }],
   exports: [PageTokens],
 })
 export class HttpPlatformModule {}

@@ -1,4 +1,4 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 
 function flatten(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
@@ -11,14 +11,25 @@ function flatten(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
-/** Strict: unknown fields are refused, types are converted only where a DTO says so, every message names its field. */
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new BadRequestException(flatten(errors).join('; ') || 'Invalid request'),
-  });
+const common: ValidationPipeOptions = {
+  whitelist: true,
+  transform: true,
+  transformOptions: { enableImplicitConversion: false },
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors) => new BadRequestException(flatten(errors).join('; ') || 'Invalid request'),
+};
+
+/**
+ * Bodies are strict: an unknown field is refused with a message naming it. Query strings are stripped of
+ * unknown parameters instead, as the real service does: clients add their own (the official client's
+ * `cache = false` adds `_=<timestamp>` to every GET).
+ */
+@Injectable()
+export class ApiValidationPipe implements PipeTransform {
+  private readonly strict = new ValidationPipe({ ...common, forbidNonWhitelisted: true });
+  private readonly lenient = new ValidationPipe({ ...common, forbidNonWhitelisted: false });
+
+  transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return (metadata.type === 'query' ? this.lenient : this.strict).transform(value, metadata) as Promise<unknown>;
+  }
 }
