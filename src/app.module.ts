@@ -8,7 +8,7 @@ import { DatabaseModule } from './platform/database/database.module';
 import { HealthModule } from './platform/health/health.module';
 import { HttpPlatformModule } from './platform/http/http-platform.module';
 import { LoggingModule } from './platform/logging/logging.module';
-// QUEUE_TMP import { QueueModule } from './platform/queue/queue.module';
+import { QueueModule } from './platform/queue/queue.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
@@ -28,7 +28,7 @@ export class AppModule {
         CryptoModule,
         DatabaseModule,
         RedisModule,
-        // QUEUE_TMP QueueModule,
+        QueueModule,
         AuthModule,
         HttpPlatformModule,
         HealthModule,

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { createConnection } from 'mysql2/promise';
 
 /**
@@ -62,7 +63,22 @@ export async function createTestStack(): Promise<TestStack> {
       const conn = await createConnection(serverUrl);
       await conn.query(`DROP DATABASE IF EXISTS \`${database}\``);
       await conn.end();
+      if (env.REDIS_URL) await deleteRedisPrefix(env.REDIS_URL, env.REDIS_PREFIX);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function deleteRedisPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
