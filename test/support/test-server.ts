@@ -28,28 +28,36 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The real service, in this process, on a throw-away stack (embedded, or MySQL + Redis when configured). */
-export async function startTestServer(env: Record<string, string> = {}, existingStack?: TestStack): Promise<TestServer> {
-  const stack = existingStack ?? (await createTestStack());
+async function bootNode(stack: TestStack, env: Record<string, string>) {
   const port = await freePort();
   const config = loadConfig({ ...stack.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, ...env });
   const app = await createHttpApp(config);
   await app.listen(port, '127.0.0.1');
-  const firstStart = await app.get(BootstrapService).runFirstStart();
-  if (!firstStart) throw new Error('expected a first start on a fresh stack');
   const baseUrl = `http://127.0.0.1:${port}`;
+  return { app, config, baseUrl, api: `${baseUrl}/api/v2` };
+}
+
+/** The real service, in this process, on a throw-away stack (embedded, or MySQL + Redis when configured). */
+export async function startTestServer(env: Record<string, string> = {}, existingStack?: TestStack): Promise<TestServer> {
+  const stack = existingStack ?? (await createTestStack());
+  const node = await bootNode(stack, env);
+  const firstStart = await node.app.get(BootstrapService).runFirstStart();
+  if (!firstStart) throw new Error('expected a first start on a fresh stack');
   return {
-    app,
-    config,
+    ...node,
     stack,
-    baseUrl,
-    api: `${baseUrl}/api/v2`,
     firstStart,
     close: async () => {
-      await app.close();
+      await node.app.close();
       if (!existingStack) await stack.destroy();
     },
   };
+}
+
+/** Another node of the same installation (same database, Redis and master key), as behind a load balancer. */
+export async function startExtraNode(stack: TestStack, env: Record<string, string> = {}) {
+  const node = await bootNode(stack, env);
+  return { ...node, close: () => node.app.close() };
 }
 
 export function basic(appId: string, secret: string): string {

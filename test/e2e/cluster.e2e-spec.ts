@@ -1,0 +1,62 @@
+import { basic, call, startExtraNode, startTestServer, TestServer } from '../support/test-server';
+import { isProductionStack } from '../support/test-stack';
+
+// Several API nodes exist only on the production stack (MySQL + Redis); the embedded stack is one process.
+const onCluster = isProductionStack() ? describe : describe.skip;
+
+onCluster('several API nodes behind a load balancer', () => {
+  let a: TestServer;
+  let b: Awaited<ReturnType<typeof startExtraNode>>;
+  let mgmt: string;
+
+  beforeAll(async () => {
+    a = await startTestServer();
+    b = await startExtraNode(a.stack);
+    mgmt = basic(a.firstStart.management.appId, a.firstStart.management.secretKey);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a key disabled or deleted through one node stops working at once on the other', async () => {
+    const child = (await call(`${a.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: 'cluster' } })).body;
+    const key = (await call(`${a.api}/appManagement/${child.id}/credentials`, { auth: mgmt })).body.credentials[0];
+    const second = (await call(`${a.api}/appManagement/${child.id}/credentials`, { method: 'POST', auth: mgmt, json: { name: 'second' } })).body;
+    const k1 = basic(child.id, key.credential);
+    const k2 = basic(child.id, second.credential);
+    // Node B has both keys in memory now.
+    expect((await call(`${b.api}/ping`, { auth: k1 })).status).toBe(200);
+    expect((await call(`${b.api}/ping`, { auth: k2 })).status).toBe(200);
+
+    expect((await call(`${a.api}/appManagement/${child.id}/credentials/${key.id}`, { method: 'PUT', auth: mgmt, json: { active: false } })).status).toBe(204);
+    await waitUntil(async () => (await call(`${b.api}/ping`, { auth: k1 })).status === 401, 1000);
+
+    expect((await call(`${a.api}/appManagement/${child.id}/credentials/${second.id}`, { method: 'DELETE', auth: mgmt })).status).toBe(204);
+    await waitUntil(async () => (await call(`${b.api}/ping`, { auth: k2 })).status === 401, 1000);
+  });
+
+  it('tokens and more tokens issued by one node work on the other', async () => {
+    const form = new URLSearchParams({ scope: 'read:ping read:appmgmt' });
+    const token = await call(`${a.api}/oauth/authenticate/application/token`, {
+      method: 'POST',
+      auth: mgmt,
+      body: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect((await call(`${b.api}/ping`, { auth: `Bearer ${token.body.access_token}` })).status).toBe(200);
+    for (let i = 0; i < 101; i++) await call(`${a.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: `n${i}` } });
+    const first = await call(`${a.api}/appManagement/applicationList`, { auth: mgmt });
+    const next = await call(`${b.api}/appManagement/applicationList?more=${encodeURIComponent(first.body.more)}`, { auth: mgmt });
+    expect(next.status).toBe(200);
+    expect(next.body.applications.length).toBeGreaterThan(0);
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not true within ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
