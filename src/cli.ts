@@ -11,6 +11,7 @@ import { AuthModule } from './platform/auth/auth.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
 import { dataSourceOptions } from './platform/database/data-source-options';
+import { runMigrationsLocked } from './platform/database/run-migrations';
 import { HttpPlatformModule } from './platform/http/http-platform.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
@@ -73,14 +74,15 @@ program
       ...dataSourceOptions(cfg),
       logging: ['migration'],
       logger: {
-        logMigration: (message: string) => {
-          const m = /Migration (\S+) has been executed successfully/.exec(message);
+        // TypeORM reports each finished migration through logSchemaBuild.
+        logSchemaBuild: (message: string) => {
+          const m = /Migration (\S+) has been +executed successfully/.exec(message);
           if (m) bar.update(++done, { name: m[1] });
         },
+        logMigration: () => undefined,
         logQuery: () => undefined,
         logQueryError: () => undefined,
         logQuerySlow: () => undefined,
-        logSchemaBuild: () => undefined,
         log: () => undefined,
       },
     });
@@ -92,7 +94,7 @@ program
         return;
       }
       bar.start(migrations.length, 0, { name: '' });
-      await ds.runMigrations({ transaction: 'each' });
+      done = (await runMigrationsLocked(ds)).length;
       bar.update(migrations.length, { name: 'done' });
       bar.stop();
       process.stdout.write(`Applied ${done} migration(s).\n`);

@@ -1,5 +1,5 @@
 import { basic, call, startExtraNode, startTestServer, TestServer } from '../support/test-server';
-import { isProductionStack } from '../support/test-stack';
+import { createTestStack, isProductionStack } from '../support/test-stack';
 
 // Several API nodes exist only on the production stack (MySQL + Redis); the embedded stack is one process.
 const onCluster = isProductionStack() ? describe : describe.skip;
@@ -50,6 +50,19 @@ onCluster('several API nodes behind a load balancer', () => {
     const next = await call(`${b.api}/appManagement/applicationList?more=${encodeURIComponent(first.body.more)}`, { auth: mgmt });
     expect(next.status).toBe(200);
     expect(next.body.applications.length).toBeGreaterThan(0);
+  });
+});
+
+onCluster('nodes starting together on an empty database', () => {
+  it('migrate once under a lock and all come up', async () => {
+    const stack = await createTestStack();
+    try {
+      const nodes = await Promise.all([startExtraNode(stack), startExtraNode(stack), startExtraNode(stack)]);
+      for (const node of nodes) expect((await fetch(`${node.baseUrl}/health/ready`)).status).toBe(200);
+      await Promise.all(nodes.map((n) => n.close()));
+    } finally {
+      await stack.destroy();
+    }
   });
 });
 

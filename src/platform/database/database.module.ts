@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { dataSourceOptions } from './data-source-options';
 import { SystemStateEntity } from './system-state.entity';
+import { MigrationsService } from './migrations.service';
 import { SystemStateService } from './system-state.service';
 
 @Global()
@@ -14,12 +15,13 @@ import { SystemStateService } from './system-state.service';
       useFactory: (config: AppConfig) => ({
         ...dataSourceOptions(config),
         autoLoadEntities: true,
-        migrationsRun: config.database.runMigrations,
+        // MigrationsService runs them, under a lock, so that nodes starting together do not race.
+        migrationsRun: false,
       }),
     }),
     TypeOrmModule.forFeature([SystemStateEntity]),
   ],
-  providers: [SystemStateService],
+  providers: [SystemStateService, MigrationsService],
   exports: [SystemStateService],
 })
 export class DatabaseModule {}

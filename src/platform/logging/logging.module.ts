@@ -21,7 +21,6 @@ export class LoggingModule {
           pinoHttp: {
             level: config.log.level,
             quietReqLogger: true,
-            quietResLogger: true,
             genReqId: (req: IncomingMessage, res: ServerResponse) => {
               const given = req.headers['x-request-id'];
               const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

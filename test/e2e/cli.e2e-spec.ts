@@ -1,0 +1,143 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createHttpApp } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config/app-config';
+import { basic, call, freePort } from '../support/test-server';
+import { createTestStack, TestStack } from '../support/test-stack';
+
+const ROOT = join(__dirname, '..', '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm test` builds first; a bare `npx jest test/e2e/cli` on a fresh checkout needs the build here. */
+function ensureBuilt(): void {
+  if (existsSync(CLI)) return;
+  const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  if (build.status !== 0 || !existsSync(CLI)) {
+    throw new Error(`npx nest build failed (exit ${build.status}):\n${build.stdout}\n${build.stderr}`);
+  }
+}
+
+describe('lcds CLI (built dist/cli.js, as the Docker image runs it)', () => {
+  let stack: TestStack;
+  let app: NestExpressApplication | undefined;
+  let normal: { appId: string; secretKey: string };
+  let management: { appId: string; secretKey: string };
+
+  /**
+   * The built CLI as a child process with the stack's environment and nothing of this process's LCDS settings.
+   * As in docker/compose.yaml, nothing but `lcds migrate` applies migrations.
+   */
+  const lcds = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+    new Promise((resolve) => {
+      const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, ...stack.env, LCDS_RUN_MIGRATIONS: 'false', ...env };
+      execFile(process.execPath, [CLI, ...args], { cwd: stack.dataDir, env: childEnv, timeout: 45_000 }, (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      });
+    });
+
+  const json = <T>(r: CliResult): T => {
+    if (r.code !== 0) throw new Error(`lcds exited ${r.code}: ${r.stderr}${r.stdout}`);
+    return JSON.parse(r.stdout.trim()) as T;
+  };
+
+  beforeAll(async () => {
+    ensureBuilt();
+    stack = await createTestStack();
+  }, 180_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await stack?.destroy();
+  });
+
+  it('migrate applies the migrations to an empty database, then says it is up to date', async () => {
+    const first = await lcds(['migrate']);
+    expect(first.code).toBe(0);
+    // The progress bar goes to stderr; the result line to stdout.
+    expect(first.stderr).toMatch(/migrating .*\d+\/\d+/);
+    expect(first.stdout).toMatch(/Applied [1-9]\d* migration\(s\)\./);
+
+    const second = await lcds(['migrate']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/Database is up to date \([1-9]\d* migration\(s\)\)\./);
+  });
+
+  it('apps create prints the new application and its key as JSON', async () => {
+    normal = json(await lcds(['apps', 'create', '--name', 'CLI app', '--json']));
+    expect(normal).toEqual({ appId: expect.stringMatching(/^[A-Z0-9]{10}$/), secretKey: expect.any(String) });
+    expect(normal.secretKey.length).toBeGreaterThanOrEqual(32);
+
+    management = json(await lcds(['apps', 'create', '--name', 'CLI management', '--management', '--json']));
+    expect(management).toEqual({ appId: expect.stringMatching(/^[A-Z0-9]{10}$/), secretKey: expect.any(String) });
+    expect(management.appId).not.toBe(normal.appId);
+  });
+
+  it('apps list shows both, with the management flag', async () => {
+    const list = json<Array<{ appId: string; name: string; management: boolean; created: string }>>(await lcds(['apps', 'list', '--json']));
+    expect(list).toHaveLength(2);
+    expect(list).toEqual(
+      expect.arrayContaining([
+        { appId: normal.appId, name: 'CLI app', management: false, created: expect.any(String) },
+        { appId: management.appId, name: 'CLI management', management: true, created: expect.any(String) },
+      ]),
+    );
+    for (const row of list) expect(Number.isNaN(Date.parse(row.created))).toBe(false);
+
+    const text = await lcds(['apps', 'list']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(normal.appId);
+    expect(text.stdout).toContain('CLI management');
+  });
+
+  let extraKey: string;
+  it('credentials create makes a new secret key for an application', async () => {
+    const created = json<{ appId: string; credentialId: string; secretKey: string }>(await lcds(['credentials', 'create', '--app', normal.appId, '--name', 'CI', '--json']));
+    expect(created).toEqual({ appId: normal.appId, credentialId: expect.any(String), secretKey: expect.any(String) });
+    expect(created.secretKey).not.toBe(normal.secretKey);
+    extraKey = created.secretKey;
+
+    const keys = json<Array<{ credentialId: string; name: string; status: string }>>(await lcds(['credentials', 'list', '--app', normal.appId, '--json']));
+    expect(keys.map((k) => k.credentialId)).toContain(created.credentialId);
+    expect(keys).toHaveLength(2);
+
+    const unknown = await lcds(['credentials', 'create', '--app', 'NOSUCHAPP1', '--json']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/NOSUCHAPP1/);
+  });
+
+  it('refuses a bad configuration with exit code 2 and a message naming the variable', async () => {
+    const bad = await lcds(['apps', 'list', '--json'], { PORT: 'abc' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/PORT=abc/);
+    expect(bad.stdout).toBe('');
+  });
+
+  it('the keys it made work against the real server on the same database', async () => {
+    const port = await freePort();
+    const config = loadConfig({ ...stack.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, LCDS_BOOTSTRAP: 'false', LCDS_RUN_MIGRATIONS: 'false' });
+    app = await createHttpApp(config);
+    await app.listen(port, '127.0.0.1');
+    const api = `http://127.0.0.1:${port}/api/v2`;
+
+    const ping = await call(`${api}/ping`, { auth: basic(normal.appId, normal.secretKey) });
+    expect(ping.status).toBe(200);
+    expect(ping.body.apiMessage).toBeDefined();
+    expect((await call(`${api}/ping`, { auth: basic(normal.appId, extraKey) })).status).toBe(200);
+    expect((await call(`${api}/ping`, { auth: basic(normal.appId, 'not-the-key') })).status).toBe(401);
+
+    const apps = await call(`${api}/appManagement/applications`, { auth: basic(management.appId, management.secretKey) });
+    expect(apps.status).toBe(200);
+    expect(apps.body.applications.map((a: { id: string }) => a.id)).toEqual(expect.arrayContaining([normal.appId, management.appId]));
+    // A normal application's key is valid but not enough for Application Management.
+    expect((await call(`${api}/appManagement/applications`, { auth: basic(normal.appId, normal.secretKey) })).status).toBe(403);
+  });
+});
