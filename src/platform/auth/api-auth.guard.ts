@@ -1,4 +1,4 @@
-import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
@@ -8,19 +8,38 @@ import { Principal } from './principal';
 import { scopesCover } from './scopes';
 import { UnauthorizedError } from './unauthorized.error';
 
+function rethrow<TUser>(err: unknown, user: TUser | false): TUser {
+  if (err) throw err instanceof Error ? err : new UnauthorizedError();
+  if (!user) throw new UnauthorizedError();
+  return user;
+}
+
+class BasicAuthGuard extends AuthGuard('lcds-basic') {
+  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
+    return rethrow(err, user);
+  }
+}
+
+class BearerAuthGuard extends AuthGuard('lcds-bearer') {
+  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
+    return rethrow(err, user);
+  }
+}
+
 /**
  * The one global guard. A route without an authorization decorator is closed; a public route is open;
  * every other route authenticates by basic or bearer and then checks the kind of credentials and the scopes.
  */
 @Injectable()
-export class ApiAuthGuard extends AuthGuard(['lcds-basic', 'lcds-bearer']) {
+export class ApiAuthGuard implements CanActivate {
   private readonly logger = new Logger(ApiAuthGuard.name);
+  // Only the strategy of the scheme the client used runs.
+  private readonly basic = new BasicAuthGuard({ session: false });
+  private readonly bearer = new BearerAuthGuard({ session: false });
 
-  constructor(private readonly reflector: Reflector) {
-    super({ session: false });
-  }
+  constructor(private readonly reflector: Reflector) {}
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
     if (!policy) {
       this.logger.error(`route ${context.getClass().name}.${context.getHandler().name} declares no authorization; refused`);
@@ -35,16 +54,10 @@ export class ApiAuthGuard extends AuthGuard(['lcds-basic', 'lcds-bearer']) {
       throw new ForbiddenError('This operation accepts only HTTP basic authentication with an application id and secret key');
     }
     if (scheme !== 'basic' && scheme !== 'bearer') throw new UnauthorizedError('Unsupported authorization scheme.');
-    await super.canActivate(context);
+    await (scheme === 'bearer' ? this.bearer : this.basic).canActivate(context);
     const principal = req.user as Principal;
     this.authorize(policy, principal);
     return true;
-  }
-
-  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
-    if (err) throw err instanceof Error ? err : new UnauthorizedError();
-    if (!user) throw new UnauthorizedError();
-    return user;
   }
 
   private authorize(policy: AuthPolicy, principal: Principal): void {
