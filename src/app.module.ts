@@ -12,10 +12,15 @@ import { QueueModule } from './platform/queue/queue.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
+import { CoursesModule } from './modules/courses/courses.module';
 import { PingModule } from './modules/ping/ping.module';
+import { SettingsModule } from './modules/settings/settings.module';
+import { TagsModule } from './modules/tags/tags.module';
+import { OutboundModule } from './platform/outbound/outbound.module';
+import { StorageModule } from './platform/storage/storage.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule];
 
 @Module({})
 export class AppModule {
@@ -32,8 +37,12 @@ export class AppModule {
         AuthModule,
         HttpPlatformModule,
         HealthModule,
-        // A worker process serves only /health; its modules' processors come with their modules.
-        ...(config.role === 'worker' ? [ApplicationsModule] : [...API_V2_MODULES, RouterModule.register([{ path: 'api/v2', children: API_V2_MODULES }])]),
+        StorageModule,
+        OutboundModule,
+        TagsModule,
+        // Every role loads every module (job processors live in them); ApiAuthGuard keeps a worker's HTTP to /health.
+        ...API_V2_MODULES,
+        RouterModule.register([{ path: 'api/v2', children: API_V2_MODULES }]),
       ],
     };
   }

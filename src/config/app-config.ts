@@ -5,6 +5,23 @@ import { isAbsolute, join, resolve } from 'node:path';
 export type LcdsRole = 'api' | 'worker' | 'all';
 export type DatabaseKind = 'sqlite' | 'mysql';
 export type LogFormat = 'json' | 'pretty';
+export type StorageKind = 'local' | 's3';
+
+/** Where course content lives: a directory (local disk or a shared volume) or an S3-compatible bucket. */
+export type StorageConfig =
+  | { kind: 'local'; dir: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      region: string;
+      /** null = AWS itself; otherwise e.g. http://minio:9000 */
+      endpoint: string | null;
+      forcePathStyle: boolean;
+      /** null = the AWS default credential chain (instance profile, AWS_* variables, …) */
+      credentials: { accessKeyId: string; secretAccessKey: string } | null;
+      /** '' or a key prefix ending in '/', e.g. 'lcds/' */
+      prefix: string;
+    };
 
 export interface AppConfig {
   env: string;
@@ -15,6 +32,9 @@ export interface AppConfig {
   dataDir: string;
   database: { kind: DatabaseKind; url: string; sqlitePath: string; runMigrations: boolean; poolSize: number };
   redis: { url: string; prefix: string } | null;
+  storage: StorageConfig;
+  imports: { maxPackageBytes: number; maxExtractedBytes: number };
+  outbound: { allowPrivateNetworks: boolean };
   masterKey: Buffer;
   masterKeySource: 'environment' | 'generated-file' | 'file';
   log: { level: string; format: LogFormat };
@@ -124,6 +144,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push(`LCDS_ROLE=${role} needs DATABASE_URL=mysql://…: the embedded SQLite file cannot be shared between processes`);
   }
 
+  const storage = readStorage(read, bool, oneOf, dataDir, problems);
+
   let masterKey: Buffer = Buffer.alloc(0);
   let masterKeySource: AppConfig['masterKeySource'] = 'environment';
   const keyRaw = read('LCDS_MASTER_KEY');
@@ -158,6 +180,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dataDir,
     database,
     redis,
+    storage,
+    imports: {
+      maxPackageBytes: int('LCDS_MAX_PACKAGE_BYTES', 4 * 1024 ** 3, 1024, 64 * 1024 ** 3),
+      maxExtractedBytes: int('LCDS_MAX_EXTRACTED_BYTES', 8 * 1024 ** 3, 1024, 256 * 1024 ** 3),
+    },
+    outbound: { allowPrivateNetworks: bool('LCDS_OUTBOUND_ALLOW_PRIVATE', false) },
     masterKey,
     masterKeySource,
     log: {
@@ -183,6 +211,67 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function readStorage(
+  read: (name: string) => string | undefined,
+  bool: (name: string, fallback: boolean) => boolean,
+  oneOf: <T extends string>(name: string, allowed: readonly T[], fallback: T) => T,
+  dataDir: string,
+  problems: string[],
+): StorageConfig {
+  const kind = oneOf<StorageKind>('LCDS_STORAGE', ['local', 's3'], 'local');
+  const bucket = read('S3_BUCKET');
+  if (kind === 'local') {
+    if (bucket !== undefined && read('LCDS_STORAGE') === undefined) {
+      problems.push(
+        `S3_BUCKET=${bucket} is set but LCDS_STORAGE is not: set LCDS_STORAGE=s3 to keep course content in the bucket, or LCDS_STORAGE=local (and remove S3_BUCKET) to keep it on disk`,
+      );
+    }
+    return { kind, dir: resolve(read('LCDS_STORAGE_DIR') ?? join(dataDir, 'content')) };
+  }
+
+  if (bucket === undefined) {
+    problems.push('S3_BUCKET is required with LCDS_STORAGE=s3: the name of an existing bucket that will hold course content');
+  } else if (!/^[A-Za-z0-9][A-Za-z0-9._-]{1,253}[A-Za-z0-9]$/.test(bucket)) {
+    problems.push(`S3_BUCKET=${bucket} is not a valid bucket name (3 to 255 letters, digits, dots, hyphens or underscores)`);
+  }
+  let endpoint = read('S3_ENDPOINT') ?? null;
+  if (endpoint !== null) {
+    try {
+      const parsed = new URL(endpoint);
+      if (!['http:', 'https:'].includes(parsed.protocol)) throw new Error('protocol');
+      endpoint = endpoint.replace(/\/+$/, '');
+    } catch {
+      problems.push(`S3_ENDPOINT=${endpoint} must be an absolute http(s) URL such as http://minio:9000 (leave it unset for AWS S3)`);
+    }
+  }
+  const region = read('S3_REGION') ?? 'us-east-1';
+  if (!/^[a-z0-9-]+$/i.test(region)) problems.push(`S3_REGION=${region} must look like us-east-1`);
+  const accessKeyId = read('S3_ACCESS_KEY_ID');
+  const secretAccessKey = read('S3_SECRET_ACCESS_KEY');
+  let credentials: { accessKeyId: string; secretAccessKey: string } | null = null;
+  if (accessKeyId !== undefined && secretAccessKey !== undefined) credentials = { accessKeyId, secretAccessKey };
+  else if (accessKeyId !== undefined || secretAccessKey !== undefined) {
+    problems.push(
+      'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (leave both unset to use the AWS default credentials: AWS_* variables, instance profile, …)',
+    );
+  }
+  const rawPrefix = (read('S3_PREFIX') ?? '').replace(/^\/+|\/+$/g, '');
+  const prefixSegments = rawPrefix === '' ? [] : rawPrefix.split('/');
+  // eslint-disable-next-line no-control-regex
+  if (prefixSegments.some((s) => s === '' || s === '.' || s === '..' || /[\\\u0000-\u001f\u007f]/.test(s))) {
+    problems.push(`S3_PREFIX=${rawPrefix} must be a plain key prefix such as lcds/prod (no empty, . or .. segments, backslashes or control characters)`);
+  }
+  return {
+    kind,
+    bucket: bucket ?? '',
+    region,
+    endpoint,
+    forcePathStyle: bool('S3_FORCE_PATH_STYLE', endpoint !== null),
+    credentials,
+    prefix: rawPrefix === '' ? '' : `${rawPrefix}/`,
+  };
 }
 
 function decodeKey(raw: string): Buffer {

@@ -21,6 +21,7 @@ import {
 } from '../../src/platform/queue/job-queue';
 import { QueueModule } from '../../src/platform/queue/queue.module';
 import { RedisModule } from '../../src/platform/redis/redis.module';
+import { dbDate } from '../support/db';
 import { createTestStack, TestStack } from '../support/test-stack';
 
 class EchoPayload {
@@ -233,7 +234,7 @@ describe('jobs (e2e)', () => {
     const recent = await jobs.enqueue(ECHO, { text: 'recent' });
     await waitFor(recent, ['completed']);
     const dataSource = app.get<DataSource>(getDataSourceToken());
-    await dataSource.query(`UPDATE job SET finished_at = ? WHERE id = ?`, [eightDaysAgo(dataSource), id]);
+    await dataSource.query(`UPDATE job SET finished_at = ? WHERE id = ?`, [dbDate(dataSource, new Date(Date.now() - 8 * 24 * 3600 * 1000)), id]);
     expect(await app.get(JobMaintenance).purge()).toBe(1);
     expect(await jobs.get(id)).toBeNull();
     expect(await jobs.get(recent)).not.toBeNull();
@@ -276,8 +277,3 @@ describe('jobs (e2e)', () => {
   });
 });
 
-function eightDaysAgo(dataSource: DataSource): string | Date {
-  const when = new Date(Date.now() - 8 * 24 * 3600 * 1000);
-  // SQLite keeps datetimes as UTC text; MySQL gets a Date (the connection's timezone is UTC).
-  return dataSource.options.type === 'better-sqlite3' ? when.toISOString().replace('T', ' ').replace('Z', '') : when;
-}

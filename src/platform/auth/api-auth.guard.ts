@@ -1,8 +1,10 @@
-import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { ForbiddenError } from '../http/domain-errors';
+import { ForbiddenError, NotFoundError } from '../http/domain-errors';
 import { AUTH_POLICY, AuthPolicy } from './authorize.decorator';
 import { Principal } from './principal';
 import { scopesCover } from './scopes';
@@ -37,7 +39,10 @@ export class ApiAuthGuard implements CanActivate {
   private readonly basic = new BasicAuthGuard({ session: false });
   private readonly bearer = new BearerAuthGuard({ session: false });
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
@@ -46,6 +51,8 @@ export class ApiAuthGuard implements CanActivate {
       throw new ForbiddenError('This operation is not available');
     }
     if (policy.public) return true;
+    // A worker process serves only its health checks.
+    if (this.config.role === 'worker') throw new NotFoundError('Operation', context.switchToHttp().getRequest<Request>().path);
     const req = context.switchToHttp().getRequest<Request>();
     const header = req.headers.authorization;
     if (!header) throw new UnauthorizedError();

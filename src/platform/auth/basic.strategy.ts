@@ -24,7 +24,7 @@ class HttpBasicStrategy extends Strategy {
     const colon = decoded.indexOf(':');
     if (colon < 0) return this.fail('Basic realm="LCDS API"', 401);
     this.verify(decoded.slice(0, colon), decoded.slice(colon + 1), (err, principal) => {
-      if (err) return this.error(err instanceof Error ? err : new Error(String(err)));
+      if (err) return this.error(err instanceof Error ? err : new Error('authentication failed'));
       if (!principal) return this.fail('Basic realm="LCDS API"', 401);
       this.success(principal);
     });

@@ -6,7 +6,9 @@ export type LearningStandard =
   | 'SCORM20044THEDITION'
   | 'AICC'
   | 'XAPI'
-  | 'CMI5';
+  | 'CMI5'
+  /** Media file courses (a single PDF, audio or video file): SCORM Cloud reports them with `UNKNOWN`; see `packageData.media`. */
+  | 'UNKNOWN';
 
 /** Read access to the files of a package being imported (an extracted zip in the content store, or a single file). */
 export interface PackageSource {

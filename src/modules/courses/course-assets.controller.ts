@@ -1,0 +1,189 @@
+import { Body, Controller, Delete, Get, HttpCode, NotImplementedException, Param, ParseIntPipe, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { Authorize, AuthorizeBasicOnly } from '../../platform/auth/authorize.decorator';
+import { CurrentPrincipal } from '../../platform/auth/current-principal.decorator';
+import type { Principal } from '../../platform/auth/principal';
+import { Scope } from '../../platform/auth/scopes';
+import { InvalidInputError } from '../../platform/http/domain-errors';
+import { CourseAssetsService } from './course-assets.service';
+import { CoursesService } from './courses.service';
+import { AssetPathQueryDto, AssetPolicyQueryDto, ImportAssetRequestDto } from './dto/asset.dto';
+import { AssetUploadDto } from './dto/upload.dto';
+
+const CR = [Scope.Read, Scope.ReadCourse] as const;
+const CW = [Scope.WriteCourse, Scope.Write] as const;
+const VERSION = new ParseIntPipe({ exceptionFactory: () => new InvalidInputError('versionId must be an integer') });
+
+/** Asset files, zip downloads, and the operations that wait for the player and the LRS. */
+@ApiTags('course')
+@Controller('courses/:courseId')
+export class CourseAssetsController {
+  constructor(
+    private readonly assets: CourseAssetsService,
+    private readonly courses: CoursesService,
+  ) {}
+
+  @Post('asset')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'ImportCourseAssetFile' })
+  @AuthorizeBasicOnly()
+  importCourseAssetFile(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Query() q: AssetPolicyQueryDto, @Body() body: ImportAssetRequestDto) {
+    return this.assets.importFromUrl(p.appId, courseId, undefined, body.fetchUrl, body.destination, q.updateAssetPolicy ?? 'lax');
+  }
+
+  @Post('versions/:versionId/asset')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'ImportCourseVersionAssetFile' })
+  @AuthorizeBasicOnly()
+  importCourseVersionAssetFile(
+    @CurrentPrincipal() p: Principal,
+    @Param('courseId') courseId: string,
+    @Param('versionId', VERSION) versionId: number,
+    @Query() q: AssetPolicyQueryDto,
+    @Body() body: ImportAssetRequestDto,
+  ) {
+    return this.assets.importFromUrl(p.appId, courseId, versionId, body.fetchUrl, body.destination, q.updateAssetPolicy ?? 'lax');
+  }
+
+  @Post('asset/upload')
+  @HttpCode(200)
+  @ApiConsumes('multipart/form-data')
+  @ApiOperation({ operationId: 'UploadCourseAssetFile' })
+  @AuthorizeBasicOnly()
+  @UseInterceptors(FileInterceptor('file'))
+  uploadCourseAssetFile(
+    @CurrentPrincipal() p: Principal,
+    @Param('courseId') courseId: string,
+    @Query() q: AssetPolicyQueryDto,
+    @Body() body: AssetUploadDto,
+    @UploadedFile() file?: Express.Multer.File,
+  ) {
+    return this.assets.upload(p.appId, courseId, undefined, file?.path, body.destination, q.updateAssetPolicy ?? 'lax');
+  }
+
+  @Post('versions/:versionId/asset/upload')
+  @HttpCode(200)
+  @ApiConsumes('multipart/form-data')
+  @ApiOperation({ operationId: 'UploadCourseVersionAssetFile' })
+  @AuthorizeBasicOnly()
+  @UseInterceptors(FileInterceptor('file'))
+  uploadCourseVersionAssetFile(
+    @CurrentPrincipal() p: Principal,
+    @Param('courseId') courseId: string,
+    @Param('versionId', VERSION) versionId: number,
+    @Query() q: AssetPolicyQueryDto,
+    @Body() body: AssetUploadDto,
+    @UploadedFile() file?: Express.Multer.File,
+  ) {
+    return this.assets.upload(p.appId, courseId, versionId, file?.path, body.destination, q.updateAssetPolicy ?? 'lax');
+  }
+
+  @Get('asset')
+  @ApiOperation({ operationId: 'GetCourseAsset' })
+  @Authorize(...CR)
+  async getCourseAsset(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Query() q: AssetPathQueryDto, @Res() res: Response) {
+    await this.send(res, await this.assets.get(p.appId, courseId, undefined, q.relativePath));
+  }
+
+  @Get('versions/:versionId/asset')
+  @ApiOperation({ operationId: 'GetCourseVersionAsset' })
+  @Authorize(...CR)
+  async getCourseVersionAsset(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number, @Query() q: AssetPathQueryDto, @Res() res: Response) {
+    await this.send(res, await this.assets.get(p.appId, courseId, versionId, q.relativePath));
+  }
+
+  @Delete('asset')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'DeleteCourseAsset' })
+  @Authorize(...CW)
+  async deleteCourseAsset(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Query() q: AssetPathQueryDto) {
+    await this.assets.delete(p.appId, courseId, undefined, q.relativePath);
+  }
+
+  @Delete('versions/:versionId/asset')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'DeleteCourseVersionAsset' })
+  @Authorize(...CW)
+  async deleteCourseVersionAsset(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number, @Query() q: AssetPathQueryDto) {
+    await this.assets.delete(p.appId, courseId, versionId, q.relativePath);
+  }
+
+  @Get('asset/list')
+  @ApiOperation({ operationId: 'GetCourseFileList' })
+  @Authorize(...CR)
+  getCourseFileList(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string) {
+    return this.assets.list(p.appId, courseId, undefined);
+  }
+
+  @Get('versions/:versionId/asset/list')
+  @ApiOperation({ operationId: 'GetCourseVersionFileList' })
+  @Authorize(...CR)
+  getCourseVersionFileList(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
+    return this.assets.list(p.appId, courseId, versionId);
+  }
+
+  @Get('zip')
+  @ApiOperation({ operationId: 'GetCourseZip' })
+  @Authorize(...CR)
+  async getCourseZip(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Res() res: Response) {
+    await this.sendZip(res, await this.assets.zip(p.appId, courseId, undefined));
+  }
+
+  @Get('versions/:versionId/zip')
+  @ApiOperation({ operationId: 'GetVersionedCourseZip' })
+  @Authorize(...CR)
+  async getVersionedCourseZip(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number, @Res() res: Response) {
+    await this.sendZip(res, await this.assets.zip(p.appId, courseId, versionId));
+  }
+
+  @Post('preview')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'BuildCoursePreviewLaunchLink' })
+  @Authorize(...CR)
+  async buildCoursePreviewLaunchLink(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string) {
+    await this.courses.requireCourse(p.appId, courseId);
+    throw new NotImplementedException('Course preview needs the player, which is not part of this release yet');
+  }
+
+  @Post('versions/:versionId/preview')
+  @HttpCode(200)
+  @ApiOperation({ operationId: 'BuildCoursePreviewLaunchLinkWithVersion' })
+  @Authorize(...CR)
+  async buildCoursePreviewLaunchLinkWithVersion(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
+    await this.courses.resolveVersion(p.appId, courseId, versionId);
+    throw new NotImplementedException('Course preview needs the player, which is not part of this release yet');
+  }
+
+  @Get('xAPIStatements')
+  @ApiOperation({ operationId: 'GetCourseStatements' })
+  @Authorize(...CR)
+  async getCourseStatements(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string) {
+    await this.courses.requireCourse(p.appId, courseId);
+    throw new NotImplementedException('Course statements need the LRS, which is not part of this release yet');
+  }
+
+  @Get('versions/:versionId/xAPIStatements')
+  @ApiOperation({ operationId: 'GetCourseVersionStatements' })
+  @Authorize(...CR)
+  async getCourseVersionStatements(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
+    await this.courses.resolveVersion(p.appId, courseId, versionId);
+    throw new NotImplementedException('Course statements need the LRS, which is not part of this release yet');
+  }
+
+  private async send(res: Response, object: { stream: NodeJS.ReadableStream; size: number; contentType?: string }): Promise<void> {
+    res.status(200);
+    res.setHeader('Content-Type', object.contentType ?? 'application/octet-stream');
+    res.setHeader('Content-Length', String(object.size));
+    await pipeline(object.stream, res);
+  }
+
+  private async sendZip(res: Response, zip: { stream: NodeJS.ReadableStream; fileName: string }): Promise<void> {
+    res.status(200);
+    res.setHeader('Content-Type', 'application/zip');
+    res.setHeader('Content-Disposition', `attachment; filename="${zip.fileName}"`);
+    await pipeline(zip.stream, res);
+  }
+}

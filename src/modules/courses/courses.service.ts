@@ -1,0 +1,208 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, In, Repository } from 'typeorm';
+import { NotFoundError } from '../../platform/http/domain-errors';
+import { ListQuery } from '../../platform/http/list-query';
+import { PageTokens } from '../../platform/http/page-tokens';
+import { ContentStore } from '../../platform/storage/content-store';
+import { TagsService } from '../tags/tags.service';
+import { CourseHooks } from './course-hooks';
+import { courseView, CourseView } from './course-view';
+import { CourseListQueryDto, CourseVersionsQueryDto } from './dto/course-list-query.dto';
+import { CourseEntity } from './entities/course.entity';
+import { CourseVersionEntity } from './entities/course-version.entity';
+
+interface IncludeOptions {
+  includeRegistrationCount?: boolean;
+  includeCourseMetadata?: boolean;
+}
+
+/** Courses and their versions: reading, renaming, deleting. Imports live in CourseImportService. */
+@Injectable()
+export class CoursesService {
+  private readonly logger = new Logger(CoursesService.name);
+  private readonly listQuery: ListQuery;
+
+  constructor(
+    @InjectRepository(CourseEntity) private readonly courses: Repository<CourseEntity>,
+    @InjectRepository(CourseVersionEntity) private readonly versions: Repository<CourseVersionEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tags: TagsService,
+    private readonly hooks: CourseHooks,
+    private readonly store: ContentStore,
+    tokens: PageTokens,
+  ) {
+    this.listQuery = new ListQuery(tokens, {
+      name: 'courses',
+      pageSize: 100,
+      datetimeColumns: { created: 'c.createdAt', updated: 'c.updatedAt' },
+      filterColumns: { course_id: 'c.id', course_title: 'c.title' },
+      orderColumns: {
+        created_asc: 'c.createdAt',
+        created_desc: 'c.createdAt',
+        updated_asc: 'c.updatedAt',
+        updated_desc: 'c.updatedAt',
+        title_asc: 'c.title',
+        title_desc: 'c.title',
+      },
+      idColumn: 'c.id',
+      defaults: { datetimeFilter: 'updated', filterBy: 'course_id', orderBy: 'created_desc' },
+    });
+  }
+
+  async list(appId: string, query: CourseListQueryDto): Promise<{ courses: CourseView[]; more?: string; total?: number }> {
+    const resolved = this.listQuery.resolveFilters(appId, {
+      ...query,
+      extra: {
+        tags: query.tags ?? [],
+        includeRegistrationCount: query.includeRegistrationCount === true,
+        includeCourseMetadata: query.includeCourseMetadata === true,
+      },
+    });
+    const qb = this.courses.createQueryBuilder('c').where('c.appId = :appId', { appId });
+    const tags = (resolved.filters.tags as string[] | undefined) ?? [];
+    if (tags.length > 0) this.tags.applyTagFilter(qb, 'c', 'id', appId, 'course', tags);
+    const page = await this.listQuery.page(
+      appId,
+      qb,
+      resolved,
+      (row) => [resolved.filters.orderBy.startsWith('title') ? row.title : resolved.filters.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id],
+      { includeTotalCount: query.includeTotalCount === true && query.more === undefined },
+    );
+    const include = {
+      includeRegistrationCount: query.includeRegistrationCount === true || resolved.filters.includeRegistrationCount === true,
+      includeCourseMetadata: query.includeCourseMetadata === true || resolved.filters.includeCourseMetadata === true,
+    };
+    return { courses: await this.describe(appId, page.items, include), more: page.more, total: page.total };
+  }
+
+  async get(appId: string, courseId: string, include: IncludeOptions = {}): Promise<CourseView> {
+    const course = await this.requireCourse(appId, courseId);
+    const [view] = await this.describe(appId, [course], include);
+    return view;
+  }
+
+  async listVersions(appId: string, courseId: string, query: CourseVersionsQueryDto): Promise<CourseView[]> {
+    const course = await this.requireCourse(appId, courseId);
+    const qb = this.versions.createQueryBuilder('v').where('v.appId = :appId AND v.courseId = :courseId', { appId, courseId });
+    if (query.since) qb.andWhere('v.updatedAt >= :since', { since: query.since });
+    if (query.until) qb.andWhere('v.updatedAt <= :until', { until: query.until });
+    const rows = await qb.orderBy('v.version', 'ASC').getMany();
+    const tags = (await this.tags.tagsFor(appId, 'course', [courseId])).get(courseId) ?? [];
+    return Promise.all(rows.map((v) => this.versionView(appId, course, v, tags, query)));
+  }
+
+  async getVersion(appId: string, courseId: string, version: number, include: IncludeOptions = {}): Promise<CourseView> {
+    const course = await this.requireCourse(appId, courseId);
+    const row = await this.requireVersion(appId, courseId, version);
+    const tags = (await this.tags.tagsFor(appId, 'course', [courseId])).get(courseId) ?? [];
+    return this.versionView(appId, course, row, tags, include);
+  }
+
+  async setTitle(appId: string, courseId: string, title: string): Promise<void> {
+    await this.requireCourse(appId, courseId);
+    await this.courses.update({ appId, id: courseId }, { title, updatedAt: new Date() });
+  }
+
+  /** The one deletion path: other modules' data first (hooks), then versions, the course row and the files. */
+  async delete(appId: string, courseId: string): Promise<void> {
+    await this.requireCourse(appId, courseId);
+    await this.hooks.beforeDelete(appId, courseId);
+    const rows = await this.versions.find({ where: { appId, courseId }, select: { contentPrefix: true, version: true } });
+    await this.dataSource.transaction(async (m) => {
+      await m.delete(CourseVersionEntity, { appId, courseId });
+      await m.delete(CourseEntity, { appId, id: courseId });
+    });
+    await this.tags.purge(appId, 'course', courseId);
+    await this.removeFiles(rows.map((r) => r.contentPrefix));
+  }
+
+  /** Deleting the last remaining version deletes the course. */
+  async deleteVersion(appId: string, courseId: string, version: number): Promise<void> {
+    const course = await this.requireCourse(appId, courseId);
+    const row = await this.requireVersion(appId, courseId, version);
+    const count = await this.versions.countBy({ appId, courseId });
+    if (count <= 1) return this.delete(appId, courseId);
+    await this.hooks.beforeDelete(appId, courseId, version);
+    await this.dataSource.transaction(async (m) => {
+      await m.delete(CourseVersionEntity, { appId, courseId, version });
+      if (course.latestVersion === version) {
+        const latest = await m.getRepository(CourseVersionEntity).findOne({ where: { appId, courseId }, order: { version: 'DESC' } });
+        await m.update(CourseEntity, { appId, id: courseId }, { latestVersion: latest!.version, title: latest!.title, updatedAt: new Date() });
+      }
+    });
+    await this.removeFiles([row.contentPrefix]);
+  }
+
+  async requireCourse(appId: string, courseId: string): Promise<CourseEntity> {
+    const course = await this.courses.findOneBy({ appId, id: courseId });
+    if (!course) throw new NotFoundError('Course', courseId);
+    return course;
+  }
+
+  async requireVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity> {
+    const row = await this.versions.findOneBy({ appId, courseId, version });
+    if (!row) throw new NotFoundError(`Version of course '${courseId}'`, version);
+    return row;
+  }
+
+  /** The latest version, or the given one. */
+  async resolveVersion(appId: string, courseId: string, version?: number): Promise<{ course: CourseEntity; version: CourseVersionEntity }> {
+    const course = await this.requireCourse(appId, courseId);
+    return { course, version: await this.requireVersion(appId, courseId, version ?? course.latestVersion) };
+  }
+
+  async countByApp(appIds: string[]): Promise<Map<string, number>> {
+    const rows = await this.courses
+      .createQueryBuilder('c')
+      .select('c.appId', 'appId')
+      .addSelect('COUNT(*)', 'n')
+      .where({ appId: In(appIds) })
+      .groupBy('c.appId')
+      .getRawMany<{ appId: string; n: string | number }>();
+    return new Map(appIds.map((id) => [id, Number(rows.find((r) => r.appId === id)?.n ?? 0)]));
+  }
+
+  /** Everything of an application (application deletion). */
+  async purgeApplication(appId: string): Promise<void> {
+    const ids = (await this.courses.find({ where: { appId }, select: { id: true } })).map((c) => c.id);
+    for (const id of ids) await this.delete(appId, id);
+  }
+
+  private async removeFiles(prefixes: string[]): Promise<void> {
+    for (const prefix of prefixes) {
+      await this.store.deletePrefix(prefix).catch((err: unknown) =>
+        // The rows are gone; a file left behind is garbage, not an inconsistency a client could see.
+        this.logger.warn({ msg: 'could not delete course files', prefix, err: err instanceof Error ? err.message : String(err) }),
+      );
+    }
+  }
+
+  private async versionView(appId: string, course: CourseEntity, row: CourseVersionEntity, tags: string[], include: IncludeOptions): Promise<CourseView> {
+    const count = include.includeRegistrationCount ? (await this.hooks.registrationCounts(appId, [course.id], row.version)).get(course.id) ?? 0 : undefined;
+    return courseView(course, row, { tags, registrationCount: count, includeMetadata: include.includeCourseMetadata, versionDates: true });
+  }
+
+  private async describe(appId: string, rows: CourseEntity[], include: IncludeOptions): Promise<CourseView[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const versions = await this.versions
+      .createQueryBuilder('v')
+      .innerJoin(CourseEntity, 'c', 'c.appId = v.appId AND c.id = v.courseId AND c.latestVersion = v.version')
+      .where('v.appId = :appId', { appId })
+      .andWhere('v.courseId IN (:...ids)', { ids })
+      .getMany();
+    const byCourse = new Map(versions.map((v) => [v.courseId, v]));
+    const tags = await this.tags.tagsFor(appId, 'course', ids);
+    const counts = include.includeRegistrationCount ? await this.hooks.registrationCounts(appId, ids) : null;
+    return rows
+      .filter((r) => byCourse.has(r.id))
+      .map((r) =>
+        courseView(r, byCourse.get(r.id)!, {
+          tags: tags.get(r.id) ?? [],
+          registrationCount: counts ? (counts.get(r.id) ?? 0) : undefined,
+          includeMetadata: include.includeCourseMetadata,
+        }),
+      );
+  }
+}

@@ -1,0 +1,6 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { QueryBoolean } from '../../../platform/http/query-transforms';
+
+export class IncludeMetadataQueryDto {
+  @ApiPropertyOptional({ default: false }) @QueryBoolean() includeMetadata?: boolean;
+}
