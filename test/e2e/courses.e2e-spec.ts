@@ -140,8 +140,15 @@ describe('courses: list, versions, title, tags, configuration, assets, zip, dele
 
     const files = await call(`${s.api}/courses/golf-a/asset/list`, { auth: app });
     expect(files.body.files.length).toBeGreaterThan(0);
+    await call(`${s.api}/courses/golf-a/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'PlayerLaunchType', value: 'NEW_WINDOW' }] } });
     expect((await call(`${s.api}/courses/golf-a`, { method: 'DELETE', auth: app })).status).toBe(204);
     expect((await call(`${s.api}/courses/golf-a`, { auth: app })).status).toBe(404);
     expect((await call(`${s.api}/courses/golf-a`, { method: 'DELETE', auth: app })).status).toBe(404);
+
+    // A new course under the same id starts clean: no tags, no configuration of the old one.
+    await importCourse(s.api, app, 'golf-a', fixture('scorm12-golf-runtime-basic.zip'));
+    expect((await call(`${s.api}/courses/golf-a/tags`, { auth: app })).body.tags).toEqual([]);
+    const config = await call(`${s.api}/courses/golf-a/configuration`, { auth: app });
+    expect(config.body.settingItems.find((i: any) => i.id === 'PlayerLaunchType').effectiveValueSource).toBe('default');
   });
 });

@@ -61,7 +61,6 @@ export class CoursesController {
   @Authorize(...CD)
   async deleteCourse(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string) {
     await this.courses.delete(p.appId, courseId);
-    await this.settings.purgeTarget(p.appId, { level: 'course', courseId });
   }
 
   @Put(':courseId/title')
@@ -92,7 +91,6 @@ export class CoursesController {
   @Authorize(...CD)
   async deleteCourseVersion(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
     await this.courses.deleteVersion(p.appId, courseId, versionId);
-    await this.settings.purgeTarget(p.appId, { level: 'courseVersion', courseId, version: versionId });
   }
 
   @Get(':courseId/tags')

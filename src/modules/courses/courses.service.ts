@@ -5,6 +5,7 @@ import { NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { ContentStore } from '../../platform/storage/content-store';
+import { SettingsService } from '../settings/settings.service';
 import { TagsService } from '../tags/tags.service';
 import { CourseHooks } from './course-hooks';
 import { courseView, CourseView } from './course-view';
@@ -28,6 +29,7 @@ export class CoursesService {
     @InjectRepository(CourseVersionEntity) private readonly versions: Repository<CourseVersionEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tags: TagsService,
+    private readonly settings: SettingsService,
     private readonly hooks: CourseHooks,
     private readonly store: ContentStore,
     tokens: PageTokens,
@@ -114,6 +116,7 @@ export class CoursesService {
       await m.delete(CourseEntity, { appId, id: courseId });
     });
     await this.tags.purge(appId, 'course', courseId);
+    await this.settings.purgeTarget(appId, { level: 'course', courseId });
     await this.removeFiles(rows.map((r) => r.contentPrefix));
   }
 
@@ -131,6 +134,7 @@ export class CoursesService {
         await m.update(CourseEntity, { appId, id: courseId }, { latestVersion: latest!.version, title: latest!.title, updatedAt: new Date() });
       }
     });
+    await this.settings.purgeTarget(appId, { level: 'courseVersion', courseId, version });
     await this.removeFiles([row.contentPrefix]);
   }
 
