@@ -1,3 +1,5 @@
+import { BootstrapService } from '../../src/modules/applications/bootstrap.service';
+import { fixture, startUpload, waitForImport } from '../support/courses';
 import { basic, call, startExtraNode, startTestServer, TestServer } from '../support/test-server';
 import { createTestStack, isProductionStack } from '../support/test-stack';
 
@@ -61,6 +63,31 @@ onCluster('nodes starting together on an empty database', () => {
       for (const node of nodes) expect((await fetch(`${node.baseUrl}/health/ready`)).status).toBe(200);
       await Promise.all(nodes.map((n) => n.close()));
     } finally {
+      await stack.destroy();
+    }
+  });
+});
+
+onCluster('API and worker processes', () => {
+  it('an API node only queues imports, a worker node runs them and serves nothing but /health', async () => {
+    const stack = await createTestStack();
+    const api = await startExtraNode(stack, { LCDS_ROLE: 'api' });
+    let worker: Awaited<ReturnType<typeof startExtraNode>> | undefined;
+    try {
+      const first = (await api.app.get(BootstrapService).runFirstStart())!;
+      const auth = basic(first.application.appId, first.application.secretKey);
+      const started = await startUpload(api.api, auth, 'via-worker', fixture('scorm12-golf-runtime-basic.zip'));
+      await new Promise((r) => setTimeout(r, 1500));
+      const waiting = await call(`${api.api}/courses/importJobs/${started.body.result}`, { auth });
+      expect(waiting.body).toMatchObject({ status: 'RUNNING', message: 'Import queued' });
+
+      worker = await startExtraNode(stack, { LCDS_ROLE: 'worker' });
+      expect((await call(`${worker.api}/ping`, { auth })).status).toBe(404);
+      expect((await call(`${worker.baseUrl}/health/ready`)).status).toBe(200);
+      expect((await waitForImport(api.api, auth, started.body.result)).status).toBe('COMPLETE');
+    } finally {
+      await worker?.close();
+      await api.close();
       await stack.destroy();
     }
   });
