@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 describe('HTTP conventions: errors, limits, request ids, health, OpenAPI', () => {
@@ -5,7 +7,7 @@ describe('HTTP conventions: errors, limits, request ids, health, OpenAPI', () =>
   let mgmt: string;
 
   beforeAll(async () => {
-    s = await startTestServer({ LCDS_JSON_BODY_LIMIT: '65536' });
+    s = await startTestServer({ LCDS_JSON_BODY_LIMIT: '65536', LCDS_MAX_PACKAGE_BYTES: '100000' });
     mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
   });
   afterAll(async () => s?.close());
@@ -37,6 +39,24 @@ describe('HTTP conventions: errors, limits, request ids, health, OpenAPI', () =>
     expect(r.body.message).toMatch(/65536/);
     const after = await call(`${s.api}/appManagement/applications`, { auth: mgmt });
     expect(after.body.applications).toHaveLength(before.body.applications.length);
+  });
+
+  it('refuses an oversized upload with 413 and keeps no partial file', async () => {
+    const app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.alloc(300_000, 1)]), 'big.zip');
+    const res = await fetch(`${s.api}/courses/importJobs/upload?courseId=big`, { method: 'POST', headers: { authorization: app }, body: form });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { message: string }).message).toMatch(/100000/);
+    await new Promise((r) => setTimeout(r, 100));
+    const dir = join(s.config.dataDir, 'tmp', 'uploads');
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+    const garbled = await fetch(`${s.api}/courses/importJobs/upload?courseId=big`, {
+      method: 'POST',
+      headers: { authorization: app, 'content-type': 'multipart/form-data; boundary=xyz' },
+      body: '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.zip"\r\n\r\nabc',
+    });
+    expect(garbled.status).toBe(400);
   });
 
   it('answers unknown routes with 404 MessageSchema', async () => {

@@ -1,3 +1,4 @@
+import { ClientAuth, Clients, createClients, failure, invoke, op, sc } from '../support/official-client';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -20,61 +21,12 @@ import { basic, call, startTestServer, TestServer } from '../support/test-server
  * - With `apiClient.cache = false` every GET carries an extra `_=<epoch ms>` query parameter.
  */
 
-// The client ships no type declarations.
-const sc: any = require('@rusticisoftware/scormcloud-api-v2-client-javascript');
-
-interface ClientError extends Error {
-  status?: number;
-  response?: { body: any; headers: Record<string, string> };
-}
-
-interface Clients {
-  apiClient: any;
-  ping: any;
-  about: any;
-  auth: any;
-  mgmt: any;
-}
-
-/** Calls a callback-style client operation; resolves its data and the raw superagent response. */
-function invoke<T = any>(api: any, method: string, ...args: unknown[]): Promise<{ data: T; response: any }> {
-  return new Promise((resolve, reject) => {
-    api[method](...args, (error: ClientError | null, data: T, response: any) => (error ? reject(error) : resolve({ data, response })));
-  });
-}
-
-async function op<T = any>(api: any, method: string, ...args: unknown[]): Promise<T> {
-  return (await invoke<T>(api, method, ...args)).data;
-}
-
-async function failure(api: any, method: string, ...args: unknown[]): Promise<ClientError> {
-  try {
-    await invoke(api, method, ...args);
-  } catch (error) {
-    return error as ClientError;
-  }
-  throw new Error(`${method} was expected to fail`);
-}
-
 describe('official SCORM Cloud JavaScript client (v3) against LCDS', () => {
   let s: TestServer;
   let normal: Clients;
   let management: Clients;
 
-  function clients(auth: { normal?: [string, string]; management?: [string, string]; bearer?: string }): Clients {
-    const apiClient = new sc.ApiClient();
-    apiClient.basePath = s.api;
-    if (auth.normal) Object.assign(apiClient.authentications.APP_NORMAL, { username: auth.normal[0], password: auth.normal[1] });
-    if (auth.management) Object.assign(apiClient.authentications.APP_MANAGEMENT, { username: auth.management[0], password: auth.management[1] });
-    if (auth.bearer) apiClient.authentications.OAUTH.accessToken = auth.bearer;
-    return {
-      apiClient,
-      ping: new sc.PingApi(apiClient),
-      about: new sc.AboutApi(apiClient),
-      auth: new sc.AuthenticationApi(apiClient),
-      mgmt: new sc.ApplicationManagementApi(apiClient),
-    };
-  }
+  const clients = (auth: ClientAuth): Clients => createClients(s.api, auth);
 
   const createApp = async (name: string) => {
     const request = new sc.ApplicationRequestSchema();

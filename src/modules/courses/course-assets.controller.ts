@@ -1,5 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, NotImplementedException, Param, ParseIntPipe, Post, Query, Res, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
+import { Body, Controller, Delete, Get, HttpCode, NotImplementedException, Param, ParseIntPipe, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
@@ -8,6 +7,8 @@ import { CurrentPrincipal } from '../../platform/auth/current-principal.decorato
 import type { Principal } from '../../platform/auth/principal';
 import { Scope } from '../../platform/auth/scopes';
 import { InvalidInputError } from '../../platform/http/domain-errors';
+import { MultipartFile, type UploadedFileInfo } from '../../platform/http/multipart.interceptor';
+import { UploadedFilePart } from '../../platform/http/uploaded-file.decorator';
 import { CourseAssetsService } from './course-assets.service';
 import { CoursesService } from './courses.service';
 import { AssetPathQueryDto, AssetPolicyQueryDto, ImportAssetRequestDto } from './dto/asset.dto';
@@ -53,13 +54,13 @@ export class CourseAssetsController {
   @ApiConsumes('multipart/form-data')
   @ApiOperation({ operationId: 'UploadCourseAssetFile' })
   @AuthorizeBasicOnly()
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(MultipartFile('file'))
   uploadCourseAssetFile(
     @CurrentPrincipal() p: Principal,
     @Param('courseId') courseId: string,
     @Query() q: AssetPolicyQueryDto,
     @Body() body: AssetUploadDto,
-    @UploadedFile() file?: Express.Multer.File,
+    @UploadedFilePart() file?: UploadedFileInfo,
   ) {
     return this.assets.upload(p.appId, courseId, undefined, file?.path, body.destination, q.updateAssetPolicy ?? 'lax');
   }
@@ -69,14 +70,14 @@ export class CourseAssetsController {
   @ApiConsumes('multipart/form-data')
   @ApiOperation({ operationId: 'UploadCourseVersionAssetFile' })
   @AuthorizeBasicOnly()
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(MultipartFile('file'))
   uploadCourseVersionAssetFile(
     @CurrentPrincipal() p: Principal,
     @Param('courseId') courseId: string,
     @Param('versionId', VERSION) versionId: number,
     @Query() q: AssetPolicyQueryDto,
     @Body() body: AssetUploadDto,
-    @UploadedFile() file?: Express.Multer.File,
+    @UploadedFilePart() file?: UploadedFileInfo,
   ) {
     return this.assets.upload(p.appId, courseId, versionId, file?.path, body.destination, q.updateAssetPolicy ?? 'lax');
   }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
+import type { UploadedFileInfo } from '../../platform/http/multipart.interceptor';
 import { OutboundError, OutboundHttp } from '../../platform/outbound/outbound-http';
 import { JobQueue, JobRecord, UnrecoverableJobError } from '../../platform/queue/job-queue';
 import { ContentStore } from '../../platform/storage/content-store';
@@ -54,14 +55,14 @@ export class CourseImportService implements OnModuleInit {
     });
   }
 
-  async startUpload(appId: string, query: ImportQueryDto, file: { path: string; originalname: string; mimetype: string } | undefined, uploadedContentType?: string, contentMetadata?: string) {
+  async startUpload(appId: string, query: ImportQueryDto, file: UploadedFileInfo | undefined, uploadedContentType?: string, contentMetadata?: string) {
     if (!file) throw new InvalidInputError('file: a course package is required (multipart form field "file")');
     try {
       await this.precheck(appId, query);
       const jobId = randomUUID();
       const key = `uploads/${appId}/${jobId}`;
       await this.store.put(key, createReadStream(file.path), { contentType: uploadedContentType ?? file.mimetype });
-      return this.enqueue(appId, jobId, query, { kind: 'upload', key, fileName: file.originalname, contentType: uploadedContentType ?? file.mimetype }, parseContentMetadata(contentMetadata));
+      return this.enqueue(appId, jobId, query, { kind: 'upload', key, fileName: file.originalname || undefined, contentType: uploadedContentType ?? file.mimetype }, parseContentMetadata(contentMetadata));
     } finally {
       await unlink(file.path).catch(() => undefined);
     }

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, UploadedFile, UseInterceptors } from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authorize } from '../../platform/auth/authorize.decorator';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.decorator';
 import type { Principal } from '../../platform/auth/principal';
 import { Scope } from '../../platform/auth/scopes';
+import { MultipartFile, type UploadedFileInfo } from '../../platform/http/multipart.interceptor';
+import { UploadedFilePart } from '../../platform/http/uploaded-file.decorator';
 import { CourseImportService } from './course-import.service';
 import { ImportFetchRequestDto, ImportQueryDto, ImportRequestDto } from './dto/import-requests.dto';
 import { UploadDto } from './dto/upload.dto';
@@ -35,12 +36,12 @@ export class CourseImportsController {
   @ApiConsumes('multipart/form-data')
   @ApiOperation({ operationId: 'CreateUploadAndImportCourseJob' })
   @Authorize(Scope.WriteCourse, Scope.Write)
-  @UseInterceptors(FileInterceptor('file'))
+  @UseInterceptors(MultipartFile('file'))
   createUploadAndImportCourseJob(
     @CurrentPrincipal() p: Principal,
     @Query() query: ImportQueryDto,
     @Body() body: UploadDto,
-    @UploadedFile() file: Express.Multer.File | undefined,
+    @UploadedFilePart() file: UploadedFileInfo | undefined,
     @Headers('uploadedcontenttype') uploadedContentType?: string,
   ) {
     return this.imports.startUpload(p.appId, query, file, uploadedContentType, body.contentMetadata);

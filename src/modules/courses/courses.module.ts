@@ -1,8 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { MulterModule } from '@nestjs/platform-express';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { APP_CONFIG } from '../../config/config.module';
-import type { AppConfig } from '../../config/app-config';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { CourseAssetsController } from './course-assets.controller';
 import { CourseAssetsService } from './course-assets.service';
@@ -14,12 +11,10 @@ import { CoursesController } from './courses.controller';
 import { CoursesService } from './courses.service';
 import { CourseEntity } from './entities/course.entity';
 import { CourseVersionEntity } from './entities/course-version.entity';
-import { multerOptions } from './upload-options';
 
 @Module({
   imports: [
     TypeOrmModule.forFeature([CourseEntity, CourseVersionEntity]),
-    MulterModule.registerAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => multerOptions(config) }),
   ],
   // Import jobs first: `courses/importJobs/…` must not be taken for a course id.
   controllers: [CourseImportsController, CoursesController, CourseAssetsController],
