@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { QueryBoolean, QueryCsv, QueryDate, QueryString } from '../../../platform/http/query-transforms';
+import { BaseListQueryDto } from '../../../platform/http/list-query.dto';
+import { QueryBoolean, QueryCsv, QueryDate } from '../../../platform/http/query-transforms';
 
 export const COURSE_ORDER_BY = ['created_asc', 'created_desc', 'updated_asc', 'updated_desc', 'title_asc', 'title_desc'] as const;
 
@@ -10,15 +11,10 @@ export class CourseIncludeQueryDto {
 }
 
 /** Query of GetCourses. */
-export class CourseListQueryDto extends CourseIncludeQueryDto {
-  @ApiPropertyOptional({ format: 'date-time' }) @QueryDate() since?: Date;
-  @ApiPropertyOptional({ format: 'date-time' }) @QueryDate() until?: Date;
-  @ApiPropertyOptional({ default: 'updated', enum: ['created', 'updated'] })
-  @IsOptional()
-  @IsIn(['created', 'updated'])
-  datetimeFilter?: string;
+export class CourseListQueryDto extends BaseListQueryDto {
+  @ApiPropertyOptional({ default: false }) @QueryBoolean() includeRegistrationCount?: boolean;
+  @ApiPropertyOptional({ default: false }) @QueryBoolean() includeCourseMetadata?: boolean;
   @ApiPropertyOptional({ type: [String], description: 'comma-separated; any of' }) @QueryCsv() tags?: string[];
-  @ApiPropertyOptional() @QueryString(255) filter?: string;
   @ApiPropertyOptional({ default: 'course_id', enum: ['course_id', 'course_title'] })
   @IsOptional()
   @IsIn(['course_id', 'course_title'])
@@ -27,8 +23,6 @@ export class CourseListQueryDto extends CourseIncludeQueryDto {
   @IsOptional()
   @IsIn(COURSE_ORDER_BY)
   orderBy?: string;
-  @ApiPropertyOptional() @QueryString(4096) more?: string;
-  @ApiPropertyOptional({ default: false }) @QueryBoolean() includeTotalCount?: boolean;
 }
 
 /** Query of GetCourseVersions. */
