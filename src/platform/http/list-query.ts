@@ -111,11 +111,12 @@ export class ListQuery {
       const [value, id] = after;
       const op = direction === 'asc' ? '>' : '<';
       const sortValue = this.isDateField(field) && typeof value === 'string' ? new Date(value) : value;
-      qb.andWhere(
+      // `col >= v AND (col > v OR id > i)`: the redundant first bound lets SQLite seek the index to the
+      // position (it does not turn the OR alone into a range: page 1,000 of 100,000 went from 19 ms to 0.4 ms);
+      // neutral on MySQL. Row-value comparison `(col, id) > (v, i)` would make MariaDB scan the whole index.
+      qb.andWhere(`${sortColumn} ${op}= :lqAfterValue`, { lqAfterValue: sortValue }).andWhere(
         new Brackets((w) => {
-          w.where(`${sortColumn} ${op} :lqAfterValue`, { lqAfterValue: sortValue }).orWhere(
-            new Brackets((w2) => w2.where(`${sortColumn} = :lqAfterValue`).andWhere(`${this.def.idColumn} ${op} :lqAfterId`, { lqAfterId: id })),
-          );
+          w.where(`${sortColumn} ${op} :lqAfterValue`).orWhere(`${this.def.idColumn} ${op} :lqAfterId`, { lqAfterId: id });
         }),
       );
     }
