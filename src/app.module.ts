@@ -14,13 +14,17 @@ import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
 import { CoursesModule } from './modules/courses/courses.module';
 import { PingModule } from './modules/ping/ping.module';
+import { PlayerModule } from './modules/player/player.module';
+import { RegistrationsModule } from './modules/registrations/registrations.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TagsModule } from './modules/tags/tags.module';
+import { LrsModule } from './modules/xapi/lrs/lrs.module';
+import { XapiModule } from './modules/xapi/xapi.module';
 import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule];
 
 @Module({})
 export class AppModule {
@@ -43,6 +47,10 @@ export class AppModule {
         // Every role loads every module (job processors live in them); ApiAuthGuard keeps a worker's HTTP to /health.
         ...API_V2_MODULES,
         RouterModule.register([{ path: 'api/v2', children: API_V2_MODULES }]),
+        // Each application's LRS lives at /lrs/{appId}/, outside the API V2 router.
+        LrsModule,
+        // The learner-facing player lives at /player/, outside the API V2 router.
+        PlayerModule,
       ],
     };
   }

@@ -50,9 +50,9 @@ export class ApiAuthGuard implements CanActivate {
       this.logger.error(`route ${context.getClass().name}.${context.getHandler().name} declares no authorization; refused`);
       throw new ForbiddenError('This operation is not available');
     }
-    if (policy.public) return true;
     // A worker process serves only its health checks.
-    if (this.config.role === 'worker') throw new NotFoundError('Operation', context.switchToHttp().getRequest<Request>().path);
+    if (this.config.role === 'worker' && !policy.onWorkers) throw new NotFoundError('Operation', context.switchToHttp().getRequest<Request>().path);
+    if (policy.public) return true;
     const req = context.switchToHttp().getRequest<Request>();
     const header = req.headers.authorization;
     if (!header) throw new UnauthorizedError();

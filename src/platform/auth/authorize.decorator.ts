@@ -10,6 +10,8 @@ export interface AuthPolicy {
   /** Scopes of which a bearer token needs one; false: bearer tokens are refused. */
   oauth: readonly ScopeName[] | false;
   public?: boolean;
+  /** Also served by worker processes (only health checks are). */
+  onWorkers?: boolean;
 }
 
 function policy(p: AuthPolicy) {
@@ -34,4 +36,5 @@ export const AuthorizeManagement = (...scopes: ScopeName[]) => policy({ basic: '
 export const AuthorizeBasicOnly = () => policy({ basic: 'normal', oauth: false });
 
 /** No credentials: health checks, learner-facing pages that carry their own signed links. */
-export const PublicEndpoint = () => SetMetadata(AUTH_POLICY, { basic: false, oauth: false, public: true } satisfies AuthPolicy);
+export const PublicEndpoint = (options: { onWorkers?: boolean } = {}) =>
+  SetMetadata(AUTH_POLICY, { basic: false, oauth: false, public: true, onWorkers: options.onWorkers === true } satisfies AuthPolicy);

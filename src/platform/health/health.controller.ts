@@ -19,13 +19,13 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @PublicEndpoint()
+  @PublicEndpoint({ onWorkers: true })
   live(): { status: string } {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @PublicEndpoint()
+  @PublicEndpoint({ onWorkers: true })
   @HealthCheck()
   ready() {
     return this.health.check([

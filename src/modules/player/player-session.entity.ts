@@ -1,0 +1,53 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { jsonColumn } from '../registrations/entities/json-column';
+
+/** What a launch link asked for, kept with its session. */
+export interface PlayerSessionSettings {
+  redirectOnExitUrl: string;
+  tracking: boolean;
+  startSco?: string;
+  culture?: string;
+  cssUrl?: string;
+  /** Set at launch: the activity the player runs. */
+  activityId?: string;
+  /** Set at launch: the instance's commit_seq then; the session's commits count on from it. */
+  seqBase?: number;
+  /** Set at launch: seconds the activity had tracked before this session. */
+  baseSeconds?: number;
+  /** Set at launch: the SCORM runtime the activity speaks. */
+  standard?: '1.2' | '2004';
+  /** Set at launch: the activity's scaled passing score (SCORM 1.2 mastery score / 100). */
+  passing?: number;
+}
+
+/** One launch link (id = the token id) and, once used, the player session it opened. */
+@Entity('player_session')
+export class PlayerSessionEntity {
+  @PrimaryColumn({ type: 'varchar', length: 36 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 191 })
+  appId!: string;
+
+  @Column({ type: 'varchar', length: 191 })
+  registrationId!: string;
+
+  @Column({ type: 'int' })
+  instance!: number;
+
+  @Column({ type: 'varchar', length: 36, nullable: true })
+  launchHistoryId!: string | null;
+
+  @Column({ type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  /** The link's expiry until it is used; the session's after. */
+  @Column({ type: 'datetime', precision: 3 })
+  expiresAt!: Date;
+
+  @Column({ type: 'datetime', precision: 3, nullable: true })
+  usedAt!: Date | null;
+
+  @Column({ type: 'text', nullable: true, transformer: jsonColumn })
+  settings!: PlayerSessionSettings | null;
+}

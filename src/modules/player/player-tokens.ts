@@ -1,0 +1,49 @@
+import type { KeyRing } from '../../platform/crypto/keyring';
+
+/** What a launch link carries (signed with the 'links' key). */
+export interface LaunchClaims {
+  t: 'launch';
+  /** Token id = player_session.id */
+  id: string;
+  app: string;
+  reg: string;
+  inst: number;
+  /** Expiry, epoch seconds. */
+  exp: number;
+  redirect: string;
+  tracking: boolean;
+  startSco?: string;
+  culture?: string;
+  css?: string;
+}
+
+/** What a player session URL carries. */
+export interface SessionClaims {
+  t: 'session';
+  id: string;
+  exp: number;
+}
+
+export type TokenProblem = 'malformed' | 'expired';
+
+export function encodeToken(keys: KeyRing, claims: LaunchClaims | SessionClaims): string {
+  const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  return `${body}.${keys.sign('links', body)}`;
+}
+
+/** The claims of a token of the given kind, or why it is unacceptable (tampered and malformed look the same). */
+export function decodeToken<T extends LaunchClaims | SessionClaims>(keys: KeyRing, token: string, kind: T['t'], now = Date.now()): T | TokenProblem {
+  const dot = token.indexOf('.');
+  if (dot <= 0 || token.length > 8192) return 'malformed';
+  const body = token.slice(0, dot);
+  if (!keys.verify('links', body, token.slice(dot + 1))) return 'malformed';
+  let claims: T;
+  try {
+    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
+  } catch {
+    return 'malformed';
+  }
+  if (!claims || claims.t !== kind || typeof claims.id !== 'string' || typeof claims.exp !== 'number') return 'malformed';
+  if (claims.exp * 1000 <= now) return 'expired';
+  return claims;
+}

@@ -1,0 +1,190 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { createReadStream } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
+import { ContentStore, contentTypeFor, RangeNotSatisfiableError, segmentProblem } from '../../platform/storage/content-store';
+import { messagePage, PlayerError } from './player-errors';
+import { PLAYER_SCRIPT, playerPage } from './player-page';
+import { CommitBody, PlayerService } from './player.service';
+
+/** Seconds after the last SetValue before scorm-again commits on its own. */
+const AUTOCOMMIT_SECONDS = 5;
+const CONTENT_MAX_AGE = 300;
+const SCORM_AGAIN = join(dirname(require.resolve('scorm-again')), 'scorm-again.min.js');
+
+/** `bytes=a-b`, `bytes=a-`, `bytes=-n` (one range); null = ignore the header; 'invalid' = 416. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'invalid' {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0) return 'invalid';
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return 'invalid';
+  return { start, end };
+}
+
+/**
+ * The learner-facing player, outside /api/v2: launch links, the player page, course content of a session, and the
+ * commit endpoint. Learners authenticate by the signed tokens in the URLs, not by API credentials.
+ */
+@ApiExcludeController()
+@Controller('player')
+export class PlayerController {
+  constructor(
+    private readonly player: PlayerService,
+    private readonly store: ContentStore,
+  ) {}
+
+  @Get('launch/:token')
+  @PublicEndpoint()
+  async launch(@Param('token') token: string, @Res() res: Response) {
+    await this.page(res, async () => {
+      const session = await this.player.launch(token);
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(303, `/player/s/${session}/`);
+    });
+  }
+
+  // Express matches with and without the trailing slash; the page's relative URLs need the slash.
+  @Get('s/:token/')
+  @PublicEndpoint()
+  async playerPage(@Param('token') token: string, @Req() req: Request, @Res() res: Response) {
+    if (!req.path.endsWith('/')) {
+      res.redirect(301, `/player/s/${token}/`);
+      return;
+    }
+    await this.page(res, async () => {
+      const model = await this.player.pageModel(token);
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.type('html').send(playerPage(model, AUTOCOMMIT_SECONDS));
+    });
+  }
+
+  @Post('s/:token/commit')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async commit(@Param('token') token: string, @Body() body: CommitBody, @Res() res: Response) {
+    try {
+      const { applied } = await this.player.commit(token, body ?? ({} as CommitBody));
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ result: true, errorCode: 0, applied });
+    } catch (err) {
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, errorCode: 101, message: err.message });
+      else throw err;
+    }
+  }
+
+  @Get('s/:token/content/*path')
+  @PublicEndpoint()
+  async content(@Param('token') token: string, @Req() req: Request, @Res() res: Response) {
+    const marker = `/s/${token}/content/`;
+    const at = req.path.indexOf(marker);
+    const raw = at >= 0 ? req.path.slice(at + marker.length) : '';
+    let segments: string[];
+    try {
+      segments = raw.split('/').map((s) => decodeURIComponent(s));
+    } catch {
+      segments = [''];
+    }
+    if (segments.some((s) => s.includes('/') || segmentProblem(s) !== null)) {
+      res.status(400).type('text/plain').send('Invalid content path');
+      return;
+    }
+    let prefix: string;
+    try {
+      prefix = await this.player.contentPrefix(token);
+    } catch (err) {
+      if (err instanceof PlayerError) {
+        res.status(err.status).type('text/plain').send(err.message);
+        return;
+      }
+      throw err;
+    }
+    const key = prefix + segments.join('/');
+    const stat = await this.store.stat(key);
+    if (!stat) {
+      res.status(404).type('text/plain').send('Not found');
+      return;
+    }
+    const type = contentTypeFor(key);
+    res.setHeader('Content-Type', /^(text\/|application\/(javascript|json|xml))/.test(type) && !type.includes('charset') ? `${type}; charset=utf-8` : type);
+    res.setHeader('ETag', stat.etag);
+    res.setHeader('Last-Modified', stat.lastModified.toUTCString());
+    res.setHeader('Cache-Control', `private, max-age=${CONTENT_MAX_AGE}`);
+    res.setHeader('Accept-Ranges', 'bytes');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (req.headers['if-none-match'] === stat.etag) {
+      res.status(304).end();
+      return;
+    }
+    const ifRange = req.headers['if-range'];
+    const range = ifRange && ifRange !== stat.etag ? null : parseRange(req.headers.range, stat.size);
+    if (range === 'invalid') {
+      res.setHeader('Content-Range', `bytes */${stat.size}`);
+      res.status(416).end();
+      return;
+    }
+    let object;
+    try {
+      object = await this.store.get(key, range ?? undefined);
+    } catch (err) {
+      if (err instanceof RangeNotSatisfiableError) {
+        res.setHeader('Content-Range', `bytes */${stat.size}`);
+        res.status(416).end();
+        return;
+      }
+      throw err;
+    }
+    if (!object) {
+      res.status(404).type('text/plain').send('Not found');
+      return;
+    }
+    if (range) {
+      res.status(206);
+      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
+    }
+    res.setHeader('Content-Length', String(object.contentLength));
+    if (req.method === 'HEAD') {
+      object.stream.destroy();
+      res.end();
+      return;
+    }
+    await pipeline(object.stream, res).catch(() => undefined);
+  }
+
+  @Get('assets/scorm-again.min.js')
+  @PublicEndpoint()
+  scormAgain(@Res() res: Response) {
+    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    createReadStream(SCORM_AGAIN).pipe(res);
+  }
+
+  @Get('assets/player.js')
+  @PublicEndpoint()
+  playerScript(@Res() res: Response) {
+    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.send(PLAYER_SCRIPT);
+  }
+
+  /** Runs a page handler; a PlayerError becomes a small HTML page with its status, never a stack trace. */
+  private async page(res: Response, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (err) {
+      if (!(err instanceof PlayerError)) throw err;
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(err.status).type('html').send(messagePage(err.title, err.message));
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { jsonColumn } from './json-column';
+
+/** PostBackSchema as stored: the password sealed with the key ring, never in clear. */
+export interface StoredPostBack {
+  url: string;
+  authType: 'UNDEFINED' | 'FORM' | 'HTTPBASIC';
+  userName?: string;
+  sealedPassword?: string;
+  resultsFormat: 'UNDEFINED' | 'COURSE' | 'ACTIVITY' | 'FULL';
+  legacy?: boolean;
+}
+
+/** A learner's enrolment in a course; progress lives on its instances. */
+@Entity('registration')
+export class RegistrationEntity {
+  @PrimaryColumn({ type: 'varchar', length: 191 })
+  appId!: string;
+
+  @PrimaryColumn({ type: 'varchar', length: 191 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 191 })
+  courseId!: string;
+
+  @Column({ type: 'varchar', length: 191 })
+  learnerId!: string;
+
+  @Column({ type: 'varchar', length: 320, nullable: true })
+  learnerEmail!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  learnerFirstName!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  learnerLastName!: string | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  xapiRegistrationId!: string;
+
+  @Column({ type: 'text', nullable: true, transformer: jsonColumn })
+  postBack!: StoredPostBack | null;
+
+  /** The highest instance number that exists; GetRegistrationProgress reads this one. */
+  @Column({ type: 'int' })
+  latestInstance!: number;
+
+  @Column({ type: 'datetime', precision: 3 })
+  createdAt!: Date;
+
+  @Column({ type: 'datetime', precision: 3 })
+  updatedAt!: Date;
+}

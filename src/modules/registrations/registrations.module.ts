@@ -1,0 +1,37 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApplicationHooks } from '../applications/application-hooks';
+import { CourseHooks } from '../courses/course-hooks';
+import { CoursesModule } from '../courses/courses.module';
+import { LaunchHistoryEntity } from './entities/launch-history.entity';
+import { RegistrationEntity } from './entities/registration.entity';
+import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
+import { LaunchLinks } from './launch-links';
+import { RegistrationPostback } from './registration-postback';
+import { RegistrationsController } from './registrations.controller';
+import { RegistrationsService } from './registrations.service';
+
+/**
+ * Registration service: registrations, instances, progress, launch history, tags, configuration and postbacks.
+ * Takes part in course deletion (CourseHooks) and application info/deletion (ApplicationHooks).
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity]), CoursesModule],
+  controllers: [RegistrationsController],
+  providers: [RegistrationsService, RegistrationPostback, LaunchLinks],
+  exports: [RegistrationsService, RegistrationPostback, LaunchLinks],
+})
+export class RegistrationsModule implements OnModuleInit {
+  constructor(
+    private readonly applicationHooks: ApplicationHooks,
+    private readonly courseHooks: CourseHooks,
+    private readonly registrations: RegistrationsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.courseHooks.registerDeletion('registrations', (appId, courseId, version) => this.registrations.removeForCourse(appId, courseId, version));
+    this.courseHooks.registerRegistrationCounter((appId, courseIds, version) => this.registrations.countForCourses(appId, courseIds, version));
+    this.applicationHooks.registerCounter('registration', (appIds) => this.registrations.countByApp(appIds));
+    this.applicationHooks.registerPurger('registrations', (appId) => this.registrations.purgeApplication(appId));
+  }
+}

@@ -1,0 +1,551 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { KeyRing } from '../../platform/crypto/keyring';
+import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
+import { ListQuery } from '../../platform/http/list-query';
+import { PageTokens } from '../../platform/http/page-tokens';
+import { CoursesService } from '../courses/courses.service';
+import { CourseVersionEntity } from '../courses/entities/course-version.entity';
+import { SettingCourseRef, SettingsService, SettingTarget } from '../settings/settings.service';
+import { normalizeTags } from '../tags/tag-rules';
+import { TagsService } from '../tags/tags.service';
+import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
+import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
+import { LaunchHistoryEntity } from './entities/launch-history.entity';
+import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
+import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
+import { COMPLETION, IncludeFlags, initialActivityTree, Objective, overlayActivityTree, SUCCESS, ActivityResult } from './registration-types';
+import { registrationView, RegistrationView } from './registration-view';
+
+/** LaunchHistorySchema */
+export interface LaunchHistoryView {
+  id: string;
+  instance: number;
+  score?: { scaled: number };
+  completionStatus: string;
+  successStatus: string;
+  historyLog?: string;
+  totalSecondsTracked: number;
+  launchTime: string;
+  exitTime?: string;
+  lastRuntimeUpdate?: string;
+  launchHistoryId: string;
+}
+
+const includeOf = (q: IncludeFlags): IncludeFlags => ({
+  includeChildResults: q.includeChildResults === true,
+  includeInteractionsAndObjectives: q.includeInteractionsAndObjectives === true,
+  includeRuntime: q.includeRuntime === true,
+});
+
+/** Validates an absolute http(s) URL; returns an error message or null. */
+export function httpUrlProblem(value: string, field: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return `${field} must be an absolute http or https URL`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${field} must be an absolute http or https URL`;
+  return null;
+}
+
+/**
+ * Registrations and their instances: creation, progress reads, instances, resets, deletion, and the hooks by
+ * which courses and applications take registrations along when they go. The player writes progress later.
+ */
+@Injectable()
+export class RegistrationsService {
+  private readonly listQuery: ListQuery;
+  private readonly instanceQuery: ListQuery;
+
+  constructor(
+    @InjectRepository(RegistrationEntity) private readonly registrations: Repository<RegistrationEntity>,
+    @InjectRepository(RegistrationInstanceEntity) private readonly instances: Repository<RegistrationInstanceEntity>,
+    @InjectRepository(LaunchHistoryEntity) private readonly history: Repository<LaunchHistoryEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly courses: CoursesService,
+    private readonly tags: TagsService,
+    private readonly settings: SettingsService,
+    private readonly keys: KeyRing,
+    tokens: PageTokens,
+  ) {
+    this.listQuery = new ListQuery(tokens, {
+      name: 'registrations',
+      pageSize: 10,
+      datetimeColumns: { created: 'r.createdAt', updated: 'r.updatedAt' },
+      filterColumns: {
+        registration_id: 'r.id',
+        course_id: 'r.courseId',
+        learner_id: 'r.learnerId',
+        learner_email: 'r.learnerEmail',
+        learner_first_name: 'r.learnerFirstName',
+        learner_last_name: 'r.learnerLastName',
+      },
+      orderColumns: { created_asc: 'r.createdAt', created_desc: 'r.createdAt', updated_asc: 'r.updatedAt', updated_desc: 'r.updatedAt' },
+      idColumn: 'r.id',
+      defaults: { datetimeFilter: 'created', filterBy: 'registration_id', orderBy: 'created_desc' },
+    });
+    this.instanceQuery = new ListQuery(tokens, {
+      name: 'registration-instances',
+      pageSize: 10,
+      datetimeColumns: { updated: 'i.updatedAt' },
+      filterColumns: { registration_id: 'i.registrationId' },
+      orderColumns: { instance_asc: 'i.instance' },
+      idColumn: 'i.instance',
+      defaults: { datetimeFilter: 'updated', filterBy: 'registration_id', orderBy: 'instance_asc' },
+    });
+  }
+
+  // ---- creation -------------------------------------------------------------------------------------------
+
+  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number): Promise<void> {
+    const { course, version } = await this.courses.resolveVersion(appId, body.courseId, courseVersion).catch((err: unknown) => {
+      // An unknown course is a bad request here, not a missing resource of the path.
+      if (err instanceof NotFoundError) throw new InvalidInputError(err.message);
+      throw err;
+    });
+    if (await this.registrations.existsBy({ appId, id: body.registrationId })) throw this.duplicate(body.registrationId);
+    const postBack = body.postBack ? this.storedPostBack(body.postBack) : null;
+    const learnerTags = normalizeTags(body.learnerTags ?? [], 'learnerTags');
+    const courseTags = normalizeTags(body.courseTags ?? [], 'courseTags');
+    const registrationTags = normalizeTags(body.registrationTags ?? [], 'registrationTags');
+    const now = new Date();
+    const instance = this.freshInstance(appId, body.registrationId, 0, version, now);
+    if (body.initialRegistrationState) this.applyInitialState(instance, body.initialRegistrationState);
+    const reg: RegistrationEntity = {
+      appId,
+      id: body.registrationId,
+      courseId: course.id,
+      learnerId: body.learner.id,
+      learnerEmail: body.learner.email ?? null,
+      learnerFirstName: body.learner.firstName ?? null,
+      learnerLastName: body.learner.lastName ?? null,
+      xapiRegistrationId: body.xapiRegistrationId?.toLowerCase() ?? randomUUID(),
+      postBack,
+      latestInstance: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.dataSource.transaction(async (m) => {
+        await m.insert(RegistrationEntity, reg);
+        await m.insert(RegistrationInstanceEntity, instance);
+        if (registrationTags.length) await this.tags.add(appId, 'registration', reg.id, registrationTags, m);
+        if (learnerTags.length) await this.tags.add(appId, 'learner', reg.learnerId, learnerTags, m);
+        if (courseTags.length) await this.tags.add(appId, 'course', course.id, courseTags, m);
+      });
+    } catch (err) {
+      // Two creations racing for the same id: the loser sees what a sequential caller would.
+      if (await this.registrations.existsBy({ appId, id: reg.id })) throw this.duplicate(reg.id);
+      throw err;
+    }
+    if (body.initialSettings?.settings?.length) {
+      try {
+        await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: this.courseRef(version) }, body.initialSettings.settings);
+      } catch (err) {
+        // All or nothing: a registration whose initial settings were refused is not created.
+        await this.removeRegistrations(appId, [reg.id]);
+        throw err;
+      }
+    }
+  }
+
+  // ---- reading --------------------------------------------------------------------------------------------
+
+  async list(appId: string, query: RegistrationListQueryDto): Promise<{ registrations: RegistrationView[]; more?: string; total?: number }> {
+    const resolved = this.listQuery.resolveFilters(appId, {
+      ...query,
+      extra: {
+        ...(query.courseId !== undefined ? { courseId: query.courseId } : {}),
+        ...(query.learnerId !== undefined ? { learnerId: query.learnerId } : {}),
+        tags: query.tags ?? [],
+        ...includeOf(query),
+      },
+    });
+    const f = resolved.filters;
+    const qb = this.registrations.createQueryBuilder('r').where('r.appId = :appId', { appId });
+    if (typeof f.courseId === 'string') qb.andWhere('r.courseId = :courseId', { courseId: f.courseId });
+    if (typeof f.learnerId === 'string') qb.andWhere('r.learnerId = :learnerId', { learnerId: f.learnerId });
+    const tags = (f.tags as string[] | undefined) ?? [];
+    if (tags.length > 0) this.tags.applyTagFilter(qb, 'r', 'id', appId, 'registration', tags);
+    const page = await this.listQuery.page(appId, qb, resolved, (row) => [f.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id], {
+      includeTotalCount: query.includeTotalCount === true && query.more === undefined,
+    });
+    const include = query.more === undefined ? includeOf(query) : includeOf(f as IncludeFlags);
+    const latest = await this.loadInstances(appId, page.items.map((r) => [r.id, r.latestInstance]));
+    const pairs = page.items.flatMap((r) => {
+      const inst = latest.get(`${r.id}\n${r.latestInstance}`);
+      return inst ? [{ reg: r, inst }] : [];
+    });
+    return { registrations: await this.describe(appId, pairs, include), more: page.more, total: page.total };
+  }
+
+  async exists(appId: string, registrationId: string): Promise<void> {
+    await this.requireRegistration(appId, registrationId);
+  }
+
+  async progress(appId: string, registrationId: string, include: IncludeFlags, instance?: number): Promise<RegistrationView> {
+    const reg = await this.requireRegistration(appId, registrationId);
+    const inst = await this.requireInstance(appId, reg, instance);
+    const [view] = await this.describe(appId, [{ reg, inst }], includeOf(include));
+    return view;
+  }
+
+  async listInstances(appId: string, registrationId: string, query: RegistrationInstancesQueryDto): Promise<{ registrations: RegistrationView[]; more?: string }> {
+    const reg = await this.requireRegistration(appId, registrationId);
+    const resolved = this.instanceQuery.resolveFilters(appId, { since: query.since, until: query.until, more: query.more, extra: { registrationId, ...includeOf(query) } });
+    if (resolved.filters.registrationId !== registrationId) throw new InvalidInputError('more: the token belongs to another registration');
+    const qb = this.instances.createQueryBuilder('i').where('i.appId = :appId AND i.registrationId = :registrationId', { appId, registrationId });
+    const page = await this.instanceQuery.page(appId, qb, resolved, (row) => [row.instance, row.instance]);
+    const include = query.more === undefined ? includeOf(query) : includeOf(resolved.filters as IncludeFlags);
+    return { registrations: await this.describe(appId, page.items.map((inst) => ({ reg, inst })), include), more: page.more };
+  }
+
+  async launchHistory(appId: string, registrationId: string, includeHistoryLog: boolean, instance?: number): Promise<{ launchHistory: LaunchHistoryView[] }> {
+    const reg = await this.requireRegistration(appId, registrationId);
+    if (instance !== undefined) await this.requireInstance(appId, reg, instance);
+    const rows = await this.history.find({
+      where: { appId, registrationId, ...(instance !== undefined ? { instance } : {}) },
+      order: { instance: 'ASC', launchTime: 'ASC' },
+    });
+    return {
+      launchHistory: rows.map((h) => ({
+        id: h.id,
+        instance: h.instance,
+        ...(h.scoreScaled !== null ? { score: { scaled: h.scoreScaled } } : {}),
+        completionStatus: h.completion,
+        successStatus: h.success,
+        ...(includeHistoryLog ? { historyLog: h.historyLog ?? '' } : {}),
+        totalSecondsTracked: h.totalSeconds,
+        launchTime: h.launchTime.toISOString(),
+        ...(h.exitTime ? { exitTime: h.exitTime.toISOString() } : {}),
+        ...(h.lastRuntimeUpdate ? { lastRuntimeUpdate: h.lastRuntimeUpdate.toISOString() } : {}),
+        launchHistoryId: h.id,
+      })),
+    };
+  }
+
+  // ---- instances, reset, deletion -------------------------------------------------------------------------
+
+  /** A new instance on the latest version of the course; older instances keep their data. */
+  async createInstance(appId: string, registrationId: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const reg = await this.requireRegistration(appId, registrationId);
+      const { version } = await this.courses.resolveVersion(appId, reg.courseId);
+      const next = reg.latestInstance + 1;
+      const now = new Date();
+      const won = await this.dataSource.transaction(async (m) => {
+        // Compare-and-set on latest_instance: of two concurrent calls, one retries with the next number.
+        const res = await m.update(RegistrationEntity, { appId, id: registrationId, latestInstance: reg.latestInstance }, { latestInstance: next, updatedAt: now });
+        if (!res.affected) return false;
+        await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, next, version, now));
+        return true;
+      });
+      if (won) return;
+      if (attempt >= 4) throw new InvalidInputError(`registration '${registrationId}' is being changed concurrently; try again`);
+    }
+  }
+
+  /** Deleting the only instance deletes the registration. */
+  async deleteInstance(appId: string, registrationId: string, instance: number): Promise<void> {
+    const reg = await this.requireRegistration(appId, registrationId);
+    await this.requireInstance(appId, reg, instance);
+    await this.removeInstances(appId, reg.id, [instance]);
+  }
+
+  async delete(appId: string, registrationId: string): Promise<void> {
+    await this.requireRegistration(appId, registrationId);
+    await this.removeRegistrations(appId, [registrationId]);
+  }
+
+  /**
+   * DeleteRegistrationProgress: "same as delete and recreate" with the same CreateRegistration request. All
+   * progress, every instance, their launch history and instance-level settings go; the registration starts again
+   * as instance 0 on the latest version of its course. What the creation request gave is kept, since a recreation
+   * under the same id would give it again: learner, xAPI registration id, postback, tags and registration-level
+   * settings (and createdDate).
+   */
+  async resetProgress(appId: string, registrationId: string): Promise<void> {
+    const reg = await this.requireRegistration(appId, registrationId);
+    const { version } = await this.courses.resolveVersion(appId, reg.courseId);
+    const now = new Date();
+    const old = await this.instances.find({ where: { appId, registrationId }, select: { instance: true } });
+    await this.dataSource.transaction(async (m) => {
+      await m.delete(LaunchHistoryEntity, { appId, registrationId });
+      await m.delete(RegistrationInstanceEntity, { appId, registrationId });
+      await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, 0, version, now));
+      await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: 0, updatedAt: now });
+    });
+    for (const { instance } of old) {
+      await this.settings.purgeTarget(appId, { level: 'registrationInstance', registrationId, instance, course: { courseId: reg.courseId, version: 0 } });
+    }
+  }
+
+  /** DeleteRegistrationGlobalData: the global objectives of every instance are reset. */
+  async resetGlobalData(appId: string, registrationId: string): Promise<void> {
+    await this.requireRegistration(appId, registrationId);
+    await this.instances.update({ appId, registrationId }, { globalObjectives: [] as Objective[], updatedAt: new Date() });
+  }
+
+  // ---- configuration --------------------------------------------------------------------------------------
+
+  /** The settings target of a registration (instance undefined) or of one of its instances, with its course chain. */
+  async settingTarget(appId: string, registrationId: string, instance?: number): Promise<SettingTarget> {
+    const reg = await this.requireRegistration(appId, registrationId);
+    const inst = await this.requireInstance(appId, reg, instance);
+    const { version } = await this.courses.resolveVersion(appId, reg.courseId, inst.courseVersion);
+    const course = this.courseRef(version);
+    return instance === undefined ? { level: 'registration', registrationId, course } : { level: 'registrationInstance', registrationId, instance, course };
+  }
+
+  // ---- tags -----------------------------------------------------------------------------------------------
+
+  async requireRegistration(appId: string, registrationId: string): Promise<RegistrationEntity> {
+    const reg = await this.registrations.findOneBy({ appId, id: registrationId });
+    if (!reg) throw new NotFoundError('Registration', registrationId);
+    return reg;
+  }
+
+  async requireInstance(appId: string, reg: RegistrationEntity, instance?: number): Promise<RegistrationInstanceEntity> {
+    const n = instance ?? reg.latestInstance;
+    const inst = await this.instances.findOneBy({ appId, registrationId: reg.id, instance: n });
+    if (!inst) throw new NotFoundError(`Instance of registration '${reg.id}'`, n);
+    return inst;
+  }
+
+  // ---- hooks ----------------------------------------------------------------------------------------------
+
+  /** Course deletion: the course's registrations; version deletion: the instances on that version (and registrations left empty). */
+  async removeForCourse(appId: string, courseId: string, version?: number): Promise<void> {
+    if (version === undefined) {
+      const ids = (await this.registrations.find({ where: { appId, courseId }, select: { id: true } })).map((r) => r.id);
+      for (let i = 0; i < ids.length; i += 200) await this.removeRegistrations(appId, ids.slice(i, i + 200));
+      return;
+    }
+    const rows = await this.instances
+      .createQueryBuilder('i')
+      .innerJoin(RegistrationEntity, 'r', 'r.appId = i.appId AND r.id = i.registrationId')
+      .select(['i.registrationId', 'i.instance'])
+      .where('i.appId = :appId AND r.courseId = :courseId AND i.courseVersion = :version', { appId, courseId, version })
+      .getMany();
+    const byReg = new Map<string, number[]>();
+    for (const r of rows) byReg.set(r.registrationId, [...(byReg.get(r.registrationId) ?? []), r.instance]);
+    for (const [registrationId, numbers] of byReg) await this.removeInstances(appId, registrationId, numbers);
+  }
+
+  /** Registrations per course; with a version, registrations having an instance on that version. */
+  async countForCourses(appId: string, courseIds: string[], version?: number): Promise<Map<string, number>> {
+    const qb = this.registrations
+      .createQueryBuilder('r')
+      .select('r.courseId', 'courseId')
+      .where('r.appId = :appId', { appId })
+      .andWhere('r.courseId IN (:...courseIds)', { courseIds });
+    if (version === undefined) qb.addSelect('COUNT(*)', 'n');
+    else {
+      qb.addSelect('COUNT(DISTINCT r.id)', 'n').innerJoin(RegistrationInstanceEntity, 'i', 'i.appId = r.appId AND i.registrationId = r.id AND i.courseVersion = :version', { version });
+    }
+    const rows = await qb.groupBy('r.courseId').getRawMany<{ courseId: string; n: string | number }>();
+    return new Map(courseIds.map((id) => [id, Number(rows.find((r) => r.courseId === id)?.n ?? 0)]));
+  }
+
+  async countByApp(appIds: string[]): Promise<Map<string, number>> {
+    const rows = await this.registrations
+      .createQueryBuilder('r')
+      .select('r.appId', 'appId')
+      .addSelect('COUNT(*)', 'n')
+      .where({ appId: In(appIds) })
+      .groupBy('r.appId')
+      .getRawMany<{ appId: string; n: string | number }>();
+    return new Map(appIds.map((id) => [id, Number(rows.find((r) => r.appId === id)?.n ?? 0)]));
+  }
+
+  /** Application deletion (tags and settings have purgers of their own). */
+  async purgeApplication(appId: string): Promise<void> {
+    await this.dataSource.transaction(async (m) => {
+      await m.delete(LaunchHistoryEntity, { appId });
+      await m.delete(RegistrationInstanceEntity, { appId });
+      await m.delete(RegistrationEntity, { appId });
+    });
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------------
+
+  /** The registration as a postback shows it, opened for sending. */
+  openPostBack(stored: StoredPostBack): PostBackDto {
+    return { ...stored, ...(stored.sealedPassword ? { password: this.keys.open(stored.sealedPassword) } : {}) };
+  }
+
+  private storedPostBack(p: PostBackDto): StoredPostBack | null {
+    if (p.url === undefined || p.url === '') {
+      if (p.userName || p.password || (p.authType && p.authType !== 'UNDEFINED')) throw new InvalidInputError('postBack.url is required when postBack is given');
+      return null;
+    }
+    const problem = httpUrlProblem(p.url, 'postBack.url');
+    if (problem) throw new InvalidInputError(problem);
+    return {
+      url: p.url,
+      authType: p.authType ?? 'UNDEFINED',
+      ...(p.userName !== undefined ? { userName: p.userName } : {}),
+      ...(p.password !== undefined ? { sealedPassword: this.keys.seal(p.password) } : {}),
+      resultsFormat: p.resultsFormat ?? 'UNDEFINED',
+      ...(p.legacy !== undefined ? { legacy: p.legacy } : {}),
+    };
+  }
+
+  private freshInstance(appId: string, registrationId: string, instance: number, version: CourseVersionEntity, now: Date): RegistrationInstanceEntity {
+    return {
+      appId,
+      registrationId,
+      instance,
+      courseVersion: version.version,
+      completion: 'UNKNOWN',
+      success: 'UNKNOWN',
+      completionAmount: 0,
+      scoreScaled: null,
+      totalSeconds: 0,
+      firstAccessAt: null,
+      lastAccessAt: null,
+      completedAt: null,
+      activityDetails: version.rootActivity ? initialActivityTree(version.rootActivity) : null,
+      globalObjectives: [],
+      suspendedActivityId: null,
+      commitSeq: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /** initialRegistrationState (a RegistrationSchema): its progress fields, checked, onto the first instance. */
+  private applyInitialState(inst: RegistrationInstanceEntity, state: Record<string, unknown>): void {
+    const field = (name: string) => `initialRegistrationState.${name}`;
+    const oneOf = (name: string, allowed: readonly string[]): string | undefined => {
+      const v = state[name];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== 'string' || !allowed.includes(v)) throw new InvalidInputError(`${field(name)} must be one of ${allowed.join(', ')}`);
+      return v;
+    };
+    const num = (value: unknown, name: string, min: number, max: number): number | undefined => {
+      if (value === undefined || value === null) return undefined;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new InvalidInputError(`${field(name)} must be a number from ${min} to ${max}`);
+      return value;
+    };
+    const date = (name: string): Date | undefined => {
+      const v = state[name];
+      if (v === undefined || v === null) return undefined;
+      const d = typeof v === 'string' ? new Date(v) : new Date(NaN);
+      if (Number.isNaN(d.getTime())) throw new InvalidInputError(`${field(name)} must be an ISO 8601 date-time`);
+      return d;
+    };
+    inst.completion = oneOf('registrationCompletion', COMPLETION) ?? inst.completion;
+    inst.success = oneOf('registrationSuccess', SUCCESS) ?? inst.success;
+    inst.completionAmount = num(state.registrationCompletionAmount, 'registrationCompletionAmount', 0, 1) ?? inst.completionAmount;
+    const score = state.score;
+    if (score !== undefined && score !== null) {
+      if (typeof score !== 'object') throw new InvalidInputError(`${field('score')} must be a ScoreSchema object`);
+      inst.scoreScaled = num((score as { scaled?: unknown }).scaled, 'score.scaled', -1, 1) ?? inst.scoreScaled;
+    }
+    inst.totalSeconds = num(state.totalSecondsTracked, 'totalSecondsTracked', 0, Number.MAX_SAFE_INTEGER) ?? inst.totalSeconds;
+    inst.firstAccessAt = date('firstAccessDate') ?? inst.firstAccessAt;
+    inst.lastAccessAt = date('lastAccessDate') ?? inst.lastAccessAt;
+    inst.completedAt = date('completedDate') ?? inst.completedAt;
+    if (state.globalObjectives !== undefined && state.globalObjectives !== null) {
+      if (!Array.isArray(state.globalObjectives) || state.globalObjectives.some((o) => typeof o !== 'object' || o === null)) {
+        throw new InvalidInputError(`${field('globalObjectives')} must be an array of ObjectiveSchema objects`);
+      }
+      inst.globalObjectives = state.globalObjectives as Objective[];
+    }
+    if (state.suspendedActivityId !== undefined && state.suspendedActivityId !== null) {
+      if (typeof state.suspendedActivityId !== 'string') throw new InvalidInputError(`${field('suspendedActivityId')} must be a string`);
+      inst.suspendedActivityId = state.suspendedActivityId;
+    }
+    const details = state.activityDetails;
+    if (details !== undefined && details !== null) {
+      if (typeof details !== 'object' || Array.isArray(details)) throw new InvalidInputError(`${field('activityDetails')} must be an ActivityResultSchema object`);
+      checkActivityTree(details, field('activityDetails'));
+      if (inst.activityDetails) inst.activityDetails = overlayActivityTree(inst.activityDetails, details);
+    }
+  }
+
+  private courseRef(version: CourseVersionEntity): SettingCourseRef {
+    return {
+      courseId: version.courseId,
+      version: version.version,
+      learningStandard: version.learningStandard,
+      singleSco: (version.package?.launchables.length ?? 0) <= 1,
+    };
+  }
+
+  private duplicate(id: string): InvalidInputError {
+    return new InvalidInputError(`A registration with id '${id}' already exists; registration ids must be unique`);
+  }
+
+  private async loadInstances(appId: string, keys: Array<[string, number]>): Promise<Map<string, RegistrationInstanceEntity>> {
+    const result = new Map<string, RegistrationInstanceEntity>();
+    if (keys.length === 0) return result;
+    const rows = await this.instances.find({ where: keys.map(([registrationId, instance]) => ({ appId, registrationId, instance })) });
+    for (const row of rows) result.set(`${row.registrationId}\n${row.instance}`, row);
+    return result;
+  }
+
+  private async describe(appId: string, pairs: Array<{ reg: RegistrationEntity; inst: RegistrationInstanceEntity }>, include: IncludeFlags): Promise<RegistrationView[]> {
+    if (pairs.length === 0) return [];
+    const tags = await this.tags.tagsFor(appId, 'registration', pairs.map((p) => p.reg.id));
+    const versionKeys = [...new Map(pairs.map((p) => [`${p.reg.courseId}\n${p.inst.courseVersion}`, { appId, courseId: p.reg.courseId, version: p.inst.courseVersion }])).values()];
+    const versions = await this.dataSource.getRepository(CourseVersionEntity).find({ where: versionKeys, select: { courseId: true, version: true, title: true } });
+    const titles = new Map(versions.map((v) => [`${v.courseId}\n${v.version}`, v.title]));
+    return pairs.map(({ reg, inst }) =>
+      registrationView(reg, inst, { courseTitle: titles.get(`${reg.courseId}\n${inst.courseVersion}`) ?? '', tags: tags.get(reg.id) ?? [], include }),
+    );
+  }
+
+  /** Removes some instances of a registration; with none left, the registration goes. */
+  private async removeInstances(appId: string, registrationId: string, numbers: number[]): Promise<void> {
+    const reg = await this.registrations.findOneBy({ appId, id: registrationId });
+    if (!reg) return;
+    const remaining = await this.dataSource.transaction(async (m: EntityManager) => {
+      await m.delete(LaunchHistoryEntity, { appId, registrationId, instance: In(numbers) });
+      await m.delete(RegistrationInstanceEntity, { appId, registrationId, instance: In(numbers) });
+      const latest = await m.getRepository(RegistrationInstanceEntity).findOne({ where: { appId, registrationId }, order: { instance: 'DESC' }, select: { instance: true } });
+      if (latest) await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: latest.instance, updatedAt: new Date() });
+      return latest !== null;
+    });
+    if (!remaining) {
+      await this.removeRegistrations(appId, [registrationId]);
+      return;
+    }
+    for (const instance of numbers) {
+      await this.settings.purgeTarget(appId, { level: 'registrationInstance', registrationId, instance, course: { courseId: reg.courseId, version: 0 } });
+    }
+  }
+
+  /** Registrations with every instance, launch history, tags and settings. */
+  private async removeRegistrations(appId: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.dataSource.transaction(async (m) => {
+      await m.delete(LaunchHistoryEntity, { appId, registrationId: In(ids) });
+      await m.delete(RegistrationInstanceEntity, { appId, registrationId: In(ids) });
+      await m.delete(RegistrationEntity, { appId, id: In(ids) });
+    });
+    await this.tags.purge(appId, 'registration', ids);
+    for (const id of ids) await this.settings.purgeTarget(appId, { level: 'registration', registrationId: id, course: { courseId: '', version: 0 } });
+  }
+}
+
+function checkActivityTree(node: Partial<ActivityResult>, path: string): void {
+  if (node.activityCompletion !== undefined && !(COMPLETION as readonly string[]).includes(node.activityCompletion)) {
+    throw new InvalidInputError(`${path}.activityCompletion must be one of ${COMPLETION.join(', ')}`);
+  }
+  if (node.activitySuccess !== undefined && !(SUCCESS as readonly string[]).includes(node.activitySuccess)) {
+    throw new InvalidInputError(`${path}.activitySuccess must be one of ${SUCCESS.join(', ')}`);
+  }
+  if (node.children !== undefined) {
+    if (!Array.isArray(node.children)) throw new InvalidInputError(`${path}.children must be an array`);
+    node.children.forEach((c, i) => {
+      if (typeof c !== 'object' || c === null) throw new InvalidInputError(`${path}.children[${i}] must be an object`);
+      checkActivityTree(c, `${path}.children[${i}]`);
+    });
+  }
+}

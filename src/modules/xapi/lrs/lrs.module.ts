@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { XapiModule } from '../xapi.module';
+import { LrsAuthGuard } from './lrs-auth.guard';
+import { LrsController } from './lrs.controller';
+
+/** Every application's LRS at /lrs/{appId}/: outside the API V2 router, so a module of its own. */
+@Module({
+  imports: [XapiModule],
+  controllers: [LrsController],
+  providers: [LrsAuthGuard],
+})
+export class LrsModule {}

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- statements are free-form JSON; statement-rules.ts checks their shape */
+
+export type Json = any;
+
+/** An index key of at most 191 characters: the value itself, or `sha256:<hex>` of it when longer. */
+export function indexKey(value: string): string {
+  return value.length <= 191 ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
+
+/** The inverse functional identifier of an agent or identified group, as one string (`mbox:mailto:a@b`), or null. */
+export function ifiOf(agent: Json): string | null {
+  if (!agent || typeof agent !== 'object') return null;
+  if (typeof agent.mbox === 'string') return `mbox:${agent.mbox.toLowerCase()}`;
+  if (typeof agent.mbox_sha1sum === 'string') return `mbox_sha1sum:${agent.mbox_sha1sum.toLowerCase()}`;
+  if (typeof agent.openid === 'string') return `openid:${agent.openid}`;
+  if (agent.account && typeof agent.account === 'object') return `account:${agent.account.homePage}|${agent.account.name}`;
+  return null;
+}
+
+export function agentKey(agent: Json): string | null {
+  const ifi = ifiOf(agent);
+  return ifi === null ? null : indexKey(ifi);
+}
+
+/** The activity id a statement's object names, if its object is an activity. */
+export function objectActivityId(statement: Json): string | null {
+  const object = statement?.object;
+  if (!object || typeof object !== 'object') return null;
+  if (object.objectType === undefined || object.objectType === 'Activity') return typeof object.id === 'string' ? object.id : null;
+  return null;
+}
+
+function asArray(value: Json): Json[] {
+  return value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** The agent key of a statement's object, if its object is an Agent or Group (the `agent` filter matches actor or object). */
+export function objectAgentKey(statement: Json): string | null {
+  const object = statement?.object;
+  if (!object || typeof object !== 'object' || (object.objectType !== 'Agent' && object.objectType !== 'Group')) return null;
+  return agentKey(object);
+}
+
+/** Every agent key and activity id a statement mentions, for related_agents / related_activities. */
+export function relatedKeys(statement: Json): { agents: Set<string>; activities: Set<string> } {
+  const agents = new Set<string>();
+  const activities = new Set<string>();
+  const addAgent = (a: Json) => {
+    const key = agentKey(a);
+    if (key) agents.add(key);
+    for (const m of asArray(a?.member)) {
+      const mk = agentKey(m);
+      if (mk) agents.add(mk);
+    }
+  };
+  const walk = (s: Json, top: boolean) => {
+    addAgent(s.actor);
+    const object = s.object;
+    if (object && typeof object === 'object') {
+      if (object.objectType === 'Agent' || object.objectType === 'Group') addAgent(object);
+      else if (object.objectType === 'SubStatement' && top) walk(object, false);
+      else if ((object.objectType === undefined || object.objectType === 'Activity') && typeof object.id === 'string') activities.add(indexKey(object.id));
+    }
+    const ctx = s.context;
+    if (ctx && typeof ctx === 'object') {
+      if (ctx.instructor) addAgent(ctx.instructor);
+      if (ctx.team) addAgent(ctx.team);
+      const ca = ctx.contextActivities;
+      if (ca && typeof ca === 'object') {
+        for (const kind of ['parent', 'grouping', 'category', 'other']) {
+          for (const act of asArray(ca[kind])) if (typeof act?.id === 'string') activities.add(indexKey(act.id));
+        }
+      }
+    }
+    if (top && s.authority) addAgent(s.authority);
+  };
+  walk(statement, true);
+  return { agents, activities };
+}
+
+/** JSON with object keys sorted, so two equal statements give the same text. */
+export function canonicalJson(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** What identifies a statement's content: everything the client sent except what the LRS sets. */
+export function contentHash(statement: Json): string {
+  const { stored: _stored, authority: _authority, version: _version, ...rest } = statement;
+  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+}
+
+/** format=ids: agents, groups and activities reduced to their identifiers. */
+export function idsFormat(statement: Json): Json {
+  const agent = (a: Json): Json => {
+    if (!a || typeof a !== 'object') return a;
+    const out: Json = { objectType: a.objectType ?? 'Agent' };
+    for (const k of ['mbox', 'mbox_sha1sum', 'openid', 'account']) if (a[k] !== undefined) out[k] = a[k];
+    if (out.objectType === 'Group' && ifiOf(a) === null && Array.isArray(a.member)) out.member = a.member.map(agent);
+    return out;
+  };
+  const activity = (act: Json): Json => (act && typeof act === 'object' ? { objectType: 'Activity', id: act.id } : act);
+  const walk = (s: Json): Json => {
+    const out: Json = { ...s };
+    if (s.actor) out.actor = agent(s.actor);
+    if (s.verb) out.verb = { id: s.verb.id };
+    if (s.authority) out.authority = agent(s.authority);
+    const o = s.object;
+    if (o && typeof o === 'object') {
+      if (o.objectType === 'Agent' || o.objectType === 'Group') out.object = agent(o);
+      else if (o.objectType === 'SubStatement') out.object = walk(o);
+      else if (o.objectType === undefined || o.objectType === 'Activity') out.object = activity(o);
+    }
+    if (s.context && typeof s.context === 'object') {
+      const ctx: Json = { ...s.context };
+      if (ctx.instructor) ctx.instructor = agent(ctx.instructor);
+      if (ctx.team) ctx.team = agent(ctx.team);
+      if (ctx.contextActivities && typeof ctx.contextActivities === 'object') {
+        const ca: Json = {};
+        for (const [k, v] of Object.entries(ctx.contextActivities)) ca[k] = asArray(v).map(activity);
+        ctx.contextActivities = ca;
+      }
+      out.context = ctx;
+    }
+    return out;
+  };
+  return walk(statement);
+}
