@@ -17,6 +17,8 @@ import { RedisModule } from './platform/redis/redis.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
 import { ApplicationsService } from './modules/applications/applications.service';
 import { CredentialsService } from './modules/applications/credentials.service';
+import { postbackSigningKey } from './modules/registrations/registration-postback-signing';
+import { KeyRing } from './platform/crypto/keyring';
 
 /** What the admin commands need: the same configuration and services as the server, without HTTP. */
 @Module({})
@@ -126,6 +128,18 @@ apps
       const rows = await ctx.get(ApplicationsService).listEntities();
       const view = rows.map((a) => ({ appId: a.id, name: a.name, management: a.isManagement, created: a.createdAt.toISOString() }));
       process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : table(view));
+    });
+  });
+
+apps
+  .command('postback-key')
+  .description("print the key (hex) that signs an application's registration postbacks (X-LCDS-Signature)")
+  .requiredOption('--app <id>', 'application id')
+  .action(async (opts: { app: string }) => {
+    await withContext(config(), async (ctx) => {
+      const known = (await ctx.get(ApplicationsService).listEntities()).some((a) => a.id === opts.app);
+      if (!known) throw new Error(`no application ${opts.app}`);
+      process.stdout.write(postbackSigningKey(ctx.get(KeyRing), opts.app).toString('hex') + '\n');
     });
   });
 

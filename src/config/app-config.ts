@@ -40,7 +40,7 @@ export interface AppConfig {
   log: { level: string; format: LogFormat };
   http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
   auth: { cacheTtlMs: number; maxTokenLifetimeSeconds: number };
-  jobs: { concurrency: number; lockMs: number; maxAttempts: number };
+  jobs: { concurrency: number; lockMs: number; maxAttempts: number; postbackBackoffMs: number };
   bootstrap: boolean;
   version: string;
 }
@@ -205,6 +205,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       concurrency: int('LCDS_JOB_CONCURRENCY', 4, 1, 256),
       lockMs: int('LCDS_JOB_LOCK_MS', 30_000, 500, 3_600_000),
       maxAttempts: int('LCDS_JOB_MAX_ATTEMPTS', 5, 1, 100),
+      /** First retry delay of registration postbacks (doubling, capped at an hour); lowered only by tests. */
+      postbackBackoffMs: int('LCDS_POSTBACK_BACKOFF_MS', 30_000, 10, 3_600_000),
     },
     bootstrap: bool('LCDS_BOOTSTRAP', true),
     version: packageVersion(),

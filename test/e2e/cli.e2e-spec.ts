@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
+import { postbackSigningKey } from '../../src/modules/registrations/registration-postback-signing';
+import { KeyRing } from '../../src/platform/crypto/keyring';
 import { basic, call, freePort } from '../support/test-server';
 import { createTestStack, TestStack } from '../support/test-stack';
 
@@ -79,6 +81,15 @@ describe('lcds CLI (built dist/cli.js, as the Docker image runs it)', () => {
     management = json(await lcds(['apps', 'create', '--name', 'CLI management', '--management', '--json']));
     expect(management).toEqual({ appId: expect.stringMatching(/^[A-Z0-9]{10}$/), secretKey: expect.any(String) });
     expect(management.appId).not.toBe(normal.appId);
+  });
+
+  it('apps postback-key prints the key that signs the registration postbacks of an application', async () => {
+    const res = await lcds(['apps', 'postback-key', '--app', normal.appId]);
+    expect(res.code).toBe(0);
+    expect(res.stdout.trim()).toBe(postbackSigningKey(new KeyRing(loadConfig(stack.env)), normal.appId).toString('hex'));
+    const unknown = await lcds(['apps', 'postback-key', '--app', 'NOSUCHAPP']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no application NOSUCHAPP');
   });
 
   it('apps list shows both, with the management flag', async () => {

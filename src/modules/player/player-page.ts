@@ -4,32 +4,59 @@ import type { PlayerPageModel } from './player.service';
 /** JSON inside a <script> element: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-/** The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. */
+/** The page-relative URL of a launchable's href (the session's content route). */
+export const contentUrlOf = (href: string) => `content/${href}`;
+
+/**
+ * The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. A course with
+ * more than one launchable activity also gets a table of contents and Previous / Continue / Exit buttons.
+ */
 export function playerPage(model: PlayerPageModel, autocommitSeconds: number): string {
+  const multi = model.nav.order.length > 1;
   const config = {
     version: model.version,
     activityId: model.activityId,
-    contentUrl: `content/${model.contentHref.split('/').map((p) => p).join('/')}`,
+    title: model.title,
+    contentUrl: contentUrlOf(model.contentHref),
     commitUrl: 'commit',
+    activityUrl: 'activity',
     cmi: model.cmi,
     tracking: model.tracking,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
+    nav: multi ? model.nav : null,
   };
+  const navHtml = multi
+    ? `<div id="lcds-bar" role="toolbar" aria-label="Course navigation"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
+<span class="lcds-buttons"><button type="button" id="lcds-prev">Previous</button><button type="button" id="lcds-next">Continue</button><button type="button" id="lcds-exit">Exit</button></span></div>
+<div id="lcds-main"><nav id="lcds-toc" aria-label="Table of contents"><ul id="lcds-toc-list"></ul></nav>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
 <style>html,body{margin:0;height:100%;overflow:hidden;font:15px system-ui,sans-serif}#lcds-sco{border:0;width:100%;height:100%;display:block}
 #lcds-message{display:none;position:fixed;left:0;right:0;top:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10}
-#lcds-done{display:none;max-width:40em;margin:4em auto;padding:0 1em}</style>
+#lcds-done{display:none;max-width:40em;margin:4em auto;padding:0 1em}
+body.lcds-multi{display:flex;flex-direction:column}
+#lcds-bar{display:flex;align-items:center;justify-content:space-between;gap:1em;padding:.4em .8em;border-bottom:1px solid #ccc;background:#f5f5f5}
+#lcds-bar button{margin-left:.4em;padding:.3em .9em;font:inherit}
+#lcds-main{flex:1;display:flex;min-height:0}
+#lcds-toc{width:16em;overflow:auto;border-right:1px solid #ccc;padding:.5em 0}
+#lcds-toc ul{list-style:none;margin:0;padding:0}
+#lcds-toc .lcds-heading{font-weight:600;padding:.4em .8em .2em}
+#lcds-toc .lcds-item{display:flex;width:100%;justify-content:space-between;gap:.5em;border:0;background:none;text-align:left;padding:.3em .8em;font:inherit;cursor:pointer}
+#lcds-toc .lcds-item[aria-current]{background:#dde8f7;font-weight:600}
+#lcds-toc .lcds-item:disabled{cursor:default;color:inherit}
+#lcds-toc .lcds-status{color:#2a7a2a}
+body.lcds-multi #lcds-sco{flex:1;width:auto;height:auto}</style>
 ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : ''}
 <script src="/player/assets/scorm-again.min.js"></script>
 <script id="lcds-config" type="application/json">${scriptJson(config)}</script>
 <script src="/player/assets/player.js"></script>
-</head><body>
+</head><body${multi ? ' class="lcds-multi"' : ''}>
 <div id="lcds-message" role="alert"></div>
 <div id="lcds-done"><h1>You have left the course</h1><p>Your progress has been saved. You may close this window.</p></div>
-<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>
+${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${multi ? '</div>' : ''}
 </body></html>`;
 }
 
@@ -39,11 +66,19 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
  * (scorm-again's httpService hook): each commit carries a sequence number, a failed one is retried with backoff
  * (the newest state wins), repeated failures show a message, and while the page unloads commits go out with
  * fetch keepalive so the last state survives closing the tab.
+ *
+ * Multi-SCO courses: the table of contents and Previous / Continue / Exit switch activities. Switching unloads the
+ * SCO, commits its last state (final), waits until every commit is acknowledged, asks the server for the next
+ * activity (POST activity) and starts it with a fresh API instance loaded with that activity's stored data. SCORM
+ * 2004 SCOs may set adl.nav.request (continue, previous, exit, exitAll, {target=ID}choice), performed on Terminate;
+ * SCORM 1.2 SCOs stay on screen after LMSFinish until the learner moves on.
  */
 export const PLAYER_SCRIPT = String.raw`(function () {
   'use strict';
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
+  var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
+  var nav = cfg.nav, waiters = [];
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
   function hide() { $('lcds-message').style.display = 'none'; }
@@ -70,91 +105,200 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     }
     return flat;
   }
-  function snapshot(params) {
+  function snapshot(a, params) {
     var flat = {};
-    try { flat = normalise(api.renderCMIToJSONObject()); } catch (e) { /* keep what the commit carries */ }
+    try { flat = normalise(a.renderCMIToJSONObject()); } catch (e) { /* keep what the commit carries */ }
     var given = normalise(params);
     for (var k in given) flat[k] = given[k];
     return flat;
   }
 
-  function post(payload, keepalive) {
-    return fetch(cfg.commitUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), keepalive: !!keepalive, credentials: 'same-origin', cache: 'no-store' })
+  function post(url, payload, keepalive) {
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), keepalive: !!keepalive, credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         if (r.status === 400 || r.status === 410) { var e = new Error('refused ' + r.status); e.fatal = true; throw e; }
         if (!r.ok) throw new Error('HTTP ' + r.status);
         return r.json();
       });
   }
+  function settled() { return !pending && !sending; }
+  function notify() { if (!settled()) return; var w = waiters; waiters = []; for (var i = 0; i < w.length; i++) w[i](); }
+  function whenSettled() { return new Promise(function (resolve) { waiters.push(resolve); notify(); }); }
   function flush() {
     if (sending || !pending || fatal) return;
     var p = pending; pending = null; sending = true;
-    post(p, unloading).then(function () {
+    post(cfg.commitUrl, p, unloading).then(function (res) {
       sending = false; failures = 0; hide();
-      if (pending) flush(); else afterSettled();
+      if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
+      if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
       sending = false;
-      if (err && err.fatal) { fatal = true; show('This session has ended; your latest progress could not be saved. Launch the course again.'); return; }
+      if (err && err.fatal) { fatal = true; show('This session has ended; your latest progress could not be saved. Launch the course again.'); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
       if (failures >= 3) show('Your progress could not be saved (' + failures + ' attempts). Retrying; please keep this window open.');
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
-  function commit(params, final) {
-    if (!cfg.tracking) return;
-    var payload = { seq: ++seq, activityId: cfg.activityId, cmi: snapshot(params), final: !!final };
-    if (unloading) { post(payload, true).catch(function () {}); return; }
+  function commit(a, params, final) {
+    if (!cfg.tracking || a !== api) return; // an API left behind by a switch commits nothing
+    var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final };
+    if (unloading) { post(cfg.commitUrl, payload, true).catch(function () {}); return; }
     pending = payload;
     flush();
   }
-  var httpService = {
-    processHttpRequest: function (url, params, immediate, apiLog, processListeners, metadata) {
-      commit(params, !!(metadata && metadata.isTerminateCommit));
-      return { result: true, errorCode: 0 };
-    },
-    updateSettings: function () {}
-  };
 
-  var settings = {
-    autocommit: true,
-    autocommitSeconds: cfg.autocommitSeconds,
-    lmsCommitUrl: cfg.commitUrl,
-    dataCommitFormat: 'flattened',
-    sendFullCommit: true,
-    httpService: httpService,
-    logLevel: 5
+  function createApi(cmi) {
+    var a;
+    var httpService = {
+      processHttpRequest: function (url, params, immediate, apiLog, processListeners, metadata) {
+        commit(a, params, !!(metadata && metadata.isTerminateCommit));
+        return { result: true, errorCode: 0 };
+      },
+      updateSettings: function () {}
+    };
+    var settings = {
+      autocommit: true,
+      autocommitSeconds: cfg.autocommitSeconds,
+      lmsCommitUrl: cfg.commitUrl,
+      dataCommitFormat: 'flattened',
+      sendFullCommit: true,
+      httpService: httpService,
+      logLevel: 5
+    };
+    a = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
+    a.loadFromFlattenedJSON(cmi, '');
+    api = a; terminated = false; navRequest = null;
+    if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a;
+    a.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', function () { if (a === api) onFinish(a); });
+    if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
+    if (window.lcdsPlayer) window.lcdsPlayer.api = a;
+    return a;
+  }
+  createApi(cfg.cmi);
+  window.lcdsPlayer = {
+    api: api,
+    current: function () { return current.activityId; },
+    state: function () { return { seq: seq, pending: !!pending, sending: sending, failures: failures, finished: finished, activityId: current.activityId, busy: busy }; }
   };
-  var api = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
-  api.loadFromFlattenedJSON(cfg.cmi, '');
-  if (cfg.version === '1.2') window.API = api; else window.API_1484_11 = api;
-  window.lcdsPlayer = { api: api, state: function () { return { seq: seq, pending: !!pending, sending: sending, failures: failures, finished: finished }; } };
 
   function afterSettled() {
     if (!finished || pending || sending || unloading) return;
     var target = cfg.redirectOnExitUrl;
     if (/^https?:/i.test(target)) { window.location.href = target; return; }
     if (target === 'blank') { window.location.href = 'about:blank'; return; }
+    if (nav) { $('lcds-bar').style.display = 'none'; $('lcds-main').style.display = 'none'; }
     $('lcds-sco').style.display = 'none';
     $('lcds-done').style.display = 'block';
   }
-  function onFinish() { finished = true; setTimeout(afterSettled, 0); }
-  api.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', onFinish);
+  function onFinish(a) {
+    terminated = true;
+    if (!nav) { finished = true; setTimeout(afterSettled, 0); return; }
+    if (busy) return; // the player itself unloaded the SCO
+    var req = navRequest;
+    if (!req) { try { req = a.adl && a.adl.nav && a.adl.nav.request; } catch (e) { req = null; } }
+    req = req ? String(req) : '';
+    var m = /^\{target=([^}]+)\}(choice|jump)$/.exec(req);
+    // After the API call returns, so the SCO's own code runs to its end first.
+    setTimeout(function () {
+      if (req === 'continue') go(indexOf(current.activityId) + 1, false);
+      else if (req === 'previous') go(indexOf(current.activityId) - 1, false);
+      else if (m) go(indexOf(m[1]), true);
+      else if (req === 'exit' || req === 'exitAll' || req === 'suspendAll' || req === 'abandon' || req === 'abandonAll') exit();
+      else renderNav();
+    }, 0);
+  }
+
+  // ---- navigation (multi-SCO courses) ----
+  function indexOf(id) { return nav ? nav.order.indexOf(id) : -1; }
+  function entry(id) { for (var i = 0; nav && i < nav.toc.length; i++) if (nav.toc[i].kind === 'item' && nav.toc[i].id === id) return nav.toc[i]; return null; }
+  function flowOk(from, to) { var a = entry(nav.order[from]), b = entry(nav.order[to]); return !!(a && b && a.flow !== false && b.flow !== false); }
+  function markCompletion(id, completion) { var e = entry(id); if (e && e.completion !== completion) { e.completion = completion; renderNav(); } }
+  function statusText(c) { return c === 'COMPLETED' ? '\u2713' : c === 'INCOMPLETE' ? '\u2026' : ''; }
+  function renderNav() {
+    if (!nav) return;
+    var list = $('lcds-toc-list'); list.textContent = '';
+    nav.toc.forEach(function (e) {
+      var li = document.createElement('li');
+      li.style.paddingLeft = (e.depth * 1) + 'em';
+      if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
+      var b = document.createElement('button');
+      b.type = 'button'; b.className = 'lcds-item'; b.setAttribute('data-id', e.id); b.setAttribute('data-completion', e.completion || 'UNKNOWN');
+      var t = document.createElement('span'); t.className = 'lcds-title'; t.textContent = e.title; b.appendChild(t);
+      var st = document.createElement('span'); st.className = 'lcds-status'; st.textContent = statusText(e.completion);
+      st.setAttribute('aria-label', e.completion === 'COMPLETED' ? 'completed' : e.completion === 'INCOMPLETE' ? 'incomplete' : 'not started');
+      b.appendChild(st);
+      if (e.id === current.activityId) b.setAttribute('aria-current', 'step');
+      b.disabled = busy || finished || e.choice === false;
+      b.addEventListener('click', function () { go(indexOf(e.id), true); });
+      li.appendChild(b); list.appendChild(li);
+    });
+    var i = indexOf(current.activityId);
+    $('lcds-prev').disabled = busy || finished || i <= 0 || !flowOk(i, i - 1);
+    $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
+    $('lcds-exit').disabled = busy || finished;
+  }
+  /** Unloads the SCO (its unload handlers may still call the API), then commits what it left as final. */
+  function unloadSco() {
+    return new Promise(function (resolve) {
+      var frame = $('lcds-sco'), done = false;
+      function next() { if (done) return; done = true; frame.removeEventListener('load', next); resolve(); }
+      frame.addEventListener('load', next);
+      setTimeout(next, 3000);
+      frame.src = 'about:blank';
+    }).then(function () {
+      if (!terminated && cfg.tracking) commit(api, null, true);
+      terminated = true;
+      return whenSettled();
+    });
+  }
+  function go(index, choice) {
+    if (!nav || busy || finished || index < 0 || index >= nav.order.length) { renderNav(); return; }
+    var id = nav.order[index];
+    if (choice && entry(id) && entry(id).choice === false) { renderNav(); return; }
+    busy = true; renderNav();
+    unloadSco().then(function () {
+      return fetch(cfg.activityUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ activityId: id }), credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); });
+    }).then(function (launch) {
+      current = { activityId: launch.activityId, title: launch.title };
+      createApi(launch.cmi);
+      busy = false; renderNav();
+      $('lcds-sco').title = launch.title || '';
+      $('lcds-sco').src = launch.contentUrl;
+    }, function () {
+      busy = false; renderNav();
+      show('The next part of the course could not be opened. Check your connection and try again.');
+    });
+  }
+  function exit() {
+    if (busy || finished) return;
+    busy = true; renderNav();
+    unloadSco().then(function () { busy = false; finished = true; renderNav(); afterSettled(); });
+  }
 
   function leaving() {
     if (unloading) return;
     unloading = true;
     // The SCO may still be running (tab closed mid-lesson): send its current state now, with keepalive.
-    if (!finished && cfg.tracking) {
-      var payload = { seq: ++seq, activityId: cfg.activityId, cmi: snapshot(null), final: true };
+    if (!finished && !terminated && cfg.tracking) {
+      var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true };
       if (pending) pending = null;
-      post(payload, true).catch(function () {});
-    } else if (pending) { var p = pending; pending = null; post(p, true).catch(function () {}); }
+      post(cfg.commitUrl, payload, true).catch(function () {});
+    } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }
   }
   window.addEventListener('pagehide', leaving);
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
 
-  function start() { $('lcds-sco').src = cfg.contentUrl; }
+  function start() {
+    if (nav) {
+      $('lcds-prev').addEventListener('click', function () { go(indexOf(current.activityId) - 1, false); });
+      $('lcds-next').addEventListener('click', function () { go(indexOf(current.activityId) + 1, false); });
+      $('lcds-exit').addEventListener('click', exit);
+      renderNav();
+    }
+    $('lcds-sco').src = cfg.contentUrl;
+  }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();
 `;

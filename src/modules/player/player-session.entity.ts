@@ -8,12 +8,14 @@ export interface PlayerSessionSettings {
   startSco?: string;
   culture?: string;
   cssUrl?: string;
-  /** Set at launch: the activity the player runs. */
+  /** Set at launch, changed when the player switches activity: the activity the player runs. */
   activityId?: string;
   /** Set at launch: the instance's commit_seq then; the session's commits count on from it. */
   seqBase?: number;
-  /** Set at launch: seconds the activity had tracked before this session. */
+  /** Set at launch and at each switch: seconds the activity had tracked before it started this time. */
   baseSeconds?: number;
+  /** Set at launch: seconds the whole registration had tracked before this session (the launch history's base). */
+  launchBaseSeconds?: number;
   /** Set at launch: the SCORM runtime the activity speaks. */
   standard?: '1.2' | '2004';
   /** Set at launch: the activity's scaled passing score (SCORM 1.2 mastery score / 100). */

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { ContentStore, contentTypeFor, RangeNotSatisfiableError, segmentProblem } from '../../platform/storage/content-store';
 import { messagePage, PlayerError } from './player-errors';
-import { PLAYER_SCRIPT, playerPage } from './player-page';
+import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
 import { CommitBody, PlayerService } from './player.service';
 
 /** Seconds after the last SetValue before scorm-again commits on its own. */
@@ -74,11 +74,26 @@ export class PlayerController {
   @PublicEndpoint()
   async commit(@Param('token') token: string, @Body() body: CommitBody, @Res() res: Response) {
     try {
-      const { applied } = await this.player.commit(token, body ?? ({} as CommitBody));
+      const outcome = await this.player.commit(token, body ?? ({} as CommitBody));
       res.setHeader('Cache-Control', 'no-store');
-      res.json({ result: true, errorCode: 0, applied });
+      res.json({ result: true, errorCode: 0, ...outcome });
     } catch (err) {
       if (err instanceof PlayerError) res.status(err.status).json({ result: false, errorCode: 101, message: err.message });
+      else throw err;
+    }
+  }
+
+  /** Switches the session to another activity of the course; returns what the player starts it with. */
+  @Post('s/:token/activity')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async switchActivity(@Param('token') token: string, @Body() body: { activityId?: unknown } | undefined, @Res() res: Response) {
+    try {
+      const launch = await this.player.switchActivity(token, body?.activityId);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ ...launch, contentUrl: contentUrlOf(launch.contentHref) });
+    } catch (err) {
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message });
       else throw err;
     }
   }

@@ -11,7 +11,9 @@ import { LaunchHistoryEntity } from '../registrations/entities/launch-history.en
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
+import { RegistrationPostbacks } from '../registrations/registration-postbacks';
 import { PlayerError } from './player-errors';
+import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
 import { activityStateOf, findActivity, FlatCmi, formatTracked, initialCmi, rollUp, ScormVersion, trackedSeconds } from './scorm-runtime';
@@ -19,16 +21,23 @@ import { activityStateOf, findActivity, FlatCmi, formatTracked, initialCmi, roll
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
 export const SESSION_TTL_SECONDS = 8 * 3600;
 
-/** What the player page needs to run one activity. */
-export interface PlayerPageModel {
-  title: string;
-  version: ScormVersion;
+/** What the player needs to run one activity (the page's first one, and each one it switches to). */
+export interface ActivityLaunch {
   activityId: string;
+  title: string;
   contentHref: string;
   cmi: FlatCmi;
+}
+
+/** What the player page needs: the activity it starts with, and the course's table of contents. */
+export interface PlayerPageModel extends ActivityLaunch {
+  /** The course's title (the page title). */
+  courseTitle: string;
+  version: ScormVersion;
   tracking: boolean;
   redirectOnExitUrl: string;
   cssUrl?: string;
+  nav: PlayerNav;
 }
 
 export interface CommitBody {
@@ -42,6 +51,12 @@ type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { s
 
 const standardVersion = (standard: string): ScormVersion | null => (standard === 'SCORM12' ? '1.2' : standard.startsWith('SCORM2004') ? '2004' : null);
 
+/** The scaled passing score of a launchable (SCORM 1.2 mastery score / 100, SCORM 2004 minNormalizedMeasure). */
+const passingOf = (launchable: LaunchableActivity): number | undefined => {
+  const n = launchable.data.scaledPassingScore !== undefined ? Number(launchable.data.scaledPassingScore) : undefined;
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
+};
+
 /** Launch links, player sessions, and the commits of the runtime data the SCO reports. */
 @Injectable()
 export class PlayerService {
@@ -52,6 +67,7 @@ export class PlayerService {
     @InjectRepository(CourseVersionEntity) private readonly versions: Repository<CourseVersionEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: KeyRing,
+    private readonly postbacks: RegistrationPostbacks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -137,7 +153,7 @@ export class PlayerService {
         );
       });
     }
-    const passing = launchable.data.scaledPassingScore !== undefined ? Number(launchable.data.scaledPassingScore) : undefined;
+    const passing = passingOf(launchable);
     const settings: PlayerSessionSettings = {
       redirectOnExitUrl: claims.redirect,
       tracking: claims.tracking,
@@ -146,8 +162,9 @@ export class PlayerService {
       activityId: launchable.id,
       seqBase: inst.commitSeq,
       baseSeconds,
+      launchBaseSeconds: trackedSeconds(inst.activityDetails.timeTracked),
       standard: scormVersion,
-      ...(passing !== undefined && Number.isFinite(passing) ? { passing } : {}),
+      ...(passing !== undefined ? { passing } : {}),
     };
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
     await this.sessions.update({ id: claims.id }, { launchHistoryId, expiresAt, settings });
@@ -173,35 +190,82 @@ export class PlayerService {
     return row as LiveSession;
   }
 
-  async pageModel(token: string): Promise<PlayerPageModel> {
-    const session = await this.requireSession(token);
-    const s = session.settings;
+  private async sessionContext(session: LiveSession) {
     const reg = await this.registrations.findOneBy({ appId: session.appId, id: session.registrationId });
     const inst = reg ? await this.instances.findOneBy({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : null;
     if (!reg || !inst) throw new PlayerError(410, 'This course is no longer available', 'The registration no longer exists.');
     const version = await this.versions.findOneBy({ appId: session.appId, courseId: reg.courseId, version: inst.courseVersion });
-    const launchable = version?.package?.launchables.find((a) => a.id === s.activityId);
-    if (!version || !launchable) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
+    if (!version?.package) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
+    return { reg, inst, version, launchables: version.package.launchables };
+  }
+
+  /** The activity as a fresh SCORM API starts it: its stored runtime, the learner, its launch URL. */
+  private activityLaunch(session: LiveSession, reg: RegistrationEntity, inst: RegistrationInstanceEntity, launchable: LaunchableActivity): ActivityLaunch {
+    const s = session.settings;
     const node = inst.activityDetails ? findActivity(inst.activityDetails, launchable.id) : null;
     const name = [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ');
-    const masteryScore = s.standard === '1.2' && s.passing !== undefined ? Math.round(s.passing * 100) : undefined;
+    const passing = passingOf(launchable);
+    const masteryScore = s.standard === '1.2' && passing !== undefined ? Math.round(passing * 100) : undefined;
     const cmi = initialCmi(s.standard, node?.runtime, { id: reg.learnerId, name }, {
       totalSeconds: trackedSeconds(node?.timeTracked),
       ...(typeof launchable.data.dataFromLms === 'string' ? { launchData: launchable.data.dataFromLms } : {}),
       ...(masteryScore !== undefined ? { masteryScore } : {}),
-      ...(s.standard === '2004' && s.passing !== undefined ? { scaledPassingScore: s.passing } : {}),
+      ...(s.standard === '2004' && passing !== undefined ? { scaledPassingScore: passing } : {}),
     });
     const href = launchable.href + (launchable.parameters ? (launchable.href.includes('?') ? '&' : '?') + launchable.parameters.replace(/^[?&]/, '') : '');
+    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi };
+  }
+
+  async pageModel(token: string): Promise<PlayerPageModel> {
+    const session = await this.requireSession(token);
+    const s = session.settings;
+    const { reg, inst, version, launchables } = await this.sessionContext(session);
+    const launchable = launchables.find((a) => a.id === s.activityId);
+    if (!launchable) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
+    const first = this.activityLaunch(session, reg, inst, launchable);
     return {
-      title: launchable.title || version.title,
+      ...first,
+      title: first.title || version.title,
+      courseTitle: version.title,
       version: s.standard,
-      activityId: launchable.id,
-      contentHref: href,
-      cmi,
       tracking: s.tracking,
       redirectOnExitUrl: s.redirectOnExitUrl,
       ...(s.cssUrl ? { cssUrl: s.cssUrl } : {}),
+      nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst.activityDetails),
     };
+  }
+
+  /**
+   * Switches the session to another launchable activity of the course (Continue, Previous, a table-of-contents
+   * choice, a SCO's navigation request). The player commits the activity it leaves first; this counts a new attempt
+   * on the one it enters (not when it resumes a suspended attempt) and returns what a fresh API starts it with.
+   */
+  async switchActivity(token: string, activityId: unknown): Promise<ActivityLaunch> {
+    const session = await this.requireSession(token);
+    if (typeof activityId !== 'string' || !activityId) throw new PlayerError(400, 'Bad request', 'activityId is required');
+    const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { reg, inst, launchables } = await this.sessionContext(session);
+      const launchable = launchables.find((a) => a.id === activityId);
+      if (!launchable) throw new PlayerError(404, 'No such activity', 'The course has no launchable activity with this id.');
+      const tree = inst.activityDetails;
+      const node = tree ? findActivity(tree, launchable.id) : null;
+      if (session.settings.tracking && tree && node) {
+        const now = new Date();
+        if (node.runtime?.exit !== 'suspend') node.attempts += 1;
+        rollUp(tree);
+        const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, lastAccessAt: now, updatedAt: now });
+        if (!res.affected) continue;
+      }
+      const passing = passingOf(launchable);
+      const settings: PlayerSessionSettings = { ...session.settings, activityId: launchable.id, baseSeconds: trackedSeconds(node?.timeTracked) };
+      delete settings.passing;
+      if (passing !== undefined) settings.passing = passing;
+      await this.sessions.update({ id: session.id }, { settings });
+      const next = { ...session, settings } as LiveSession;
+      return this.activityLaunch(next, reg, inst, launchable);
+    }
+    throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }
 
   /** Where a session's content lives in the content store. */
@@ -221,7 +285,7 @@ export class PlayerService {
    * rolled-up summary, commit_seq, and the launch's history row. Commits are ordered: one whose sequence number is
    * not above the stored commit_seq (a retry, or an older one arriving late) is acknowledged and ignored.
    */
-  async commit(token: string, body: CommitBody): Promise<{ applied: boolean }> {
+  async commit(token: string, body: CommitBody): Promise<{ applied: boolean; activityCompletion?: string; activitySuccess?: string }> {
     const session = await this.requireSession(token);
     const s = session.settings;
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
@@ -273,13 +337,15 @@ export class PlayerService {
             completion,
             success: tree.activitySuccess,
             scoreScaled: tree.score?.scaled ?? null,
-            totalSeconds: sessionSeconds,
+            totalSeconds: s.launchBaseSeconds !== undefined ? Math.max(0, trackedSeconds(tree.timeTracked) - s.launchBaseSeconds) : sessionSeconds,
             ...(body.final ? { exitTime: now } : {}),
           });
         }
         return true;
       });
-      if (applied) return { applied: true };
+      // After the transaction: the postback job reads the committed state.
+      if (applied) await this.postbacks.schedule(session.appId, session.registrationId, session.instance);
+      if (applied) return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }

@@ -27,7 +27,8 @@ export function shapeForResultsFormat(view: RegistrationView, format: PostBackDt
 export class RegistrationPostback {
   constructor(private readonly outbound: OutboundHttp) {}
 
-  async send(postBack: PostBackDto, view: RegistrationView): Promise<void> {
+  /** `signing` adds headers computed from the exact body (the signature of registration postbacks). */
+  async send(postBack: PostBackDto, view: RegistrationView, signing?: (body: string) => Record<string, string>): Promise<void> {
     if (!postBack.url) throw new InvalidInputError('url is required');
     const problem = httpUrlProblem(postBack.url, 'url');
     if (problem) throw new InvalidInputError(problem);
@@ -46,6 +47,7 @@ export class RegistrationPostback {
       form.set('data', json);
       body = form.toString();
     }
+    if (signing) Object.assign(headers, signing(body));
     let status: number;
     try {
       status = (await this.outbound.post(postBack.url, body, headers, 15_000)).status;

@@ -6,8 +6,10 @@ import { CoursesModule } from '../courses/courses.module';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
+import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
 import { LaunchLinks } from './launch-links';
 import { RegistrationPostback } from './registration-postback';
+import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationsService } from './registrations.service';
 
@@ -16,10 +18,10 @@ import { RegistrationsService } from './registrations.service';
  * Takes part in course deletion (CourseHooks) and application info/deletion (ApplicationHooks).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity]), CoursesModule],
+  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule],
   controllers: [RegistrationsController],
-  providers: [RegistrationsService, RegistrationPostback, LaunchLinks],
-  exports: [RegistrationsService, RegistrationPostback, LaunchLinks],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchLinks],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchLinks],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(
