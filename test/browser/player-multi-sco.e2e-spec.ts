@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BrowserContext, chromium, Frame, Page } from 'playwright-core';
-import { ZipFile } from 'yazl';
+import { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
+import { launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 const SCOS = [
@@ -25,8 +22,8 @@ async function threeScoPackage(): Promise<Buffer> {
 ${SCOS.map((s) => `<item identifier="${s.id}" identifierref="res-${s.id}"><title>${s.title}</title></item>`).join('\n')}
 </item></organization></organizations>
 <resources>${SCOS.map((s) => `<resource identifier="res-${s.id}" type="webcontent" adlcp:scormtype="sco" href="${s.id}/index.html"><file href="${s.id}/index.html"/></resource>`).join('')}</resources></manifest>`;
-  const zip = new ZipFile();
-  zip.addBuffer(Buffer.from(manifest), 'imsmanifest.xml');
+  const files: Record<string, string> = {};
+  files['imsmanifest.xml'] = manifest;
   for (const s of SCOS) {
     const page = `<!doctype html><html><head><meta charset="utf-8"><title>SCO</title><script>
 function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.API) return w.API; if (w.parent === w) break; w = w.parent; } return null; }
@@ -43,12 +40,9 @@ window.onload = function () {
   document.getElementById('state').textContent = 'done';
 };
 </script></head><body><h1>${s.title}</h1><p id="state">loading</p></body></html>`;
-    zip.addBuffer(Buffer.from(page), `${s.id}/index.html`);
+    files[`${s.id}/index.html`] = page;
   }
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
+  return zipOf(files);
 }
 
 /**
@@ -63,19 +57,16 @@ ${SCOS.map((s) => `<item identifier="${s.id}" identifierref="res-${s.id}"><title
 <imsss:sequencing><imsss:controlMode ${modes}/></imsss:sequencing>
 </organization></organizations>
 <resources>${SCOS.map((s) => `<resource identifier="res-${s.id}" type="webcontent" adlcp:scormType="sco" href="${s.id}/index.html"><file href="${s.id}/index.html"/></resource>`).join('')}</resources></manifest>`;
-  const zip = new ZipFile();
-  zip.addBuffer(Buffer.from(manifest), 'imsmanifest.xml');
+  const files: Record<string, string> = {};
+  files['imsmanifest.xml'] = manifest;
   SCOS.forEach((s, i) => {
     const page = `<!doctype html><html><head><meta charset="utf-8"><title>SCO</title><script>
 function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.API_1484_11) return w.API_1484_11; if (w.parent === w) break; w = w.parent; } return null; }
 window.onload = function () { var API = findAPI(window); API.Initialize(''); document.getElementById('state').textContent = 'ready'; ${scripts[i] ?? ''} };
 </script></head><body><h1>${s.title}</h1><p id="state">loading</p></body></html>`;
-    zip.addBuffer(Buffer.from(page), `${s.id}/index.html`);
+    files[`${s.id}/index.html`] = page;
   });
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
+  return zipOf(files);
 }
 
 /** Every leaf of an activity tree, in tree order. */
@@ -85,32 +76,11 @@ describe('player: multi-SCO courses (table of contents, Previous / Continue / Ex
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let userDir: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-m', firstName: 'Grace', lastName: 'Hopper' };
 
-  const createReg = async (registrationId: string, courseId: string) =>
-    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId, courseId, learner } })).status).toBe(204);
-  const link = async (registrationId: string) => {
-    const r = await call(`${s.api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
-    expect(r.status).toBe(200);
-    return r.body.launchLink as string;
-  };
-  const progress = async (registrationId: string) => (await call(`${s.api}/registrations/${registrationId}?includeRuntime=true&includeChildResults=true`, { auth: app })).body;
-  const waitFor = async <T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v) || Date.now() > deadline) return v;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-  const open = async (url: string): Promise<Page> => {
-    const page = await context.newPage();
-    page.on('dialog', (d) => void d.accept());
-    if (process.env.LCDS_TEST_BROWSER_LOG) page.on('console', (m) => console.log('browser:', m.text())).on('pageerror', (e) => console.log('pageerror:', e.message));
-    await page.goto(url);
-    return page;
-  };
+  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
+  const open = (url: string) => openPage(context, url);
   /** The SCO frame once it shows content whose URL contains `part`. */
   const scoFrame = async (page: Page, part: string): Promise<Frame> => {
     const deadline = Date.now() + 10_000;
@@ -133,16 +103,11 @@ describe('player: multi-SCO courses (table of contents, Previous / Continue / Ex
     const done = (request: string) => `API.SetValue('cmi.completion_status', 'completed'); API.SetValue('cmi.session_time', 'PT5S'); API.SetValue('adl.nav.request', '${request}'); API.Terminate('');`;
     await importCourse(s.api, app, 'nochoice04', { name: 'nochoice04.zip', data: await scorm2004Package('choice="false" flow="true"', [done('continue'), `window.finish = function () { ${done('exitAll')} };`]), type: 'application/zip' });
     await importCourse(s.api, app, 'noflow04', { name: 'noflow04.zip', data: await scorm2004Package('choice="true" flow="false"', []), type: 'application/zip' });
-    userDir = mkdtempSync(join(tmpdir(), 'lcds-chromium-'));
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
+    context = browser.context;
   }, 120_000);
   afterAll(async () => {
-    await context?.close();
-    if (userDir) rmSync(userDir, { recursive: true, force: true });
+    await browser?.close();
     await s?.close();
   });
 

@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BrowserContext, chromium, Page } from 'playwright-core';
-import { ZipFile } from 'yazl';
+import { BrowserContext, Page } from 'playwright-core';
 import { KeyRing } from '../../src/platform/crypto/keyring';
 import { encodeToken } from '../../src/modules/player/player-tokens';
 import { fixture, importCourse } from '../support/courses';
+import { launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 /** A one-SCO package whose page runs `script` once it has found the API. */
@@ -25,45 +22,18 @@ function findAPI(w, name) { for (var i = 0; w && i < 10; i++) { if (w[name]) ret
 var API = findAPI(window, ${JSON.stringify(version === '1.2' ? 'API' : 'API_1484_11')});
 window.onload = function () { ${script} document.getElementById('state').textContent = 'ready'; };
 </script></head><body><p id="state">loading</p><button id="finish" onclick="window.finish()">Finish</button></body></html>`;
-  const zip = new ZipFile();
-  zip.addBuffer(Buffer.from(manifest), 'imsmanifest.xml');
-  zip.addBuffer(Buffer.from(page), 'sco/index.html');
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const c of zip.outputStream) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
+  return zipOf({ 'imsmanifest.xml': manifest, 'sco/index.html': page });
 }
 
 describe('player: launch links, the SCORM runtime in a real browser, commits, progress', () => {
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let userDir: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-1', firstName: 'Ada', lastName: 'Lovelace' };
 
-  const createReg = async (registrationId: string, courseId: string) =>
-    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId, courseId, learner } })).status).toBe(204);
-  const link = async (registrationId: string, extra: Record<string, unknown> = {}) => {
-    const r = await call(`${s.api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message', ...extra } });
-    expect(r.status).toBe(200);
-    return r.body.launchLink as string;
-  };
-  const progress = async (registrationId: string) => (await call(`${s.api}/registrations/${registrationId}?includeRuntime=true&includeChildResults=true`, { auth: app })).body;
-  const waitFor = async <T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await read();
-      if (ok(v) || Date.now() > deadline) return v;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-  const open = async (url: string): Promise<Page> => {
-    const page = await context.newPage();
-    page.on('dialog', (d) => void d.accept());
-    if (process.env.LCDS_TEST_BROWSER_LOG) page.on('console', (m) => console.log('browser:', m.text())).on('pageerror', (e) => console.log('pageerror:', e.message));
-    await page.goto(url);
-    return page;
-  };
+  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
+  const open = (url: string) => openPage(context, url);
   const sco = (page: Page) => page.frameLocator('#lcds-sco');
   const scoFrame = (page: Page) => page.frames().find((f) => f.url().includes('/content/'))!;
 
@@ -98,17 +68,11 @@ describe('player: launch links, the SCORM runtime in a real browser, commits, pr
     );
     await importCourse(s.api, app, 'gen12', { name: 'gen12.zip', data: gen12, type: 'application/zip' });
     await importCourse(s.api, app, 'gen2004', { name: 'gen2004.zip', data: gen2004, type: 'application/zip' });
-    userDir = mkdtempSync(join(tmpdir(), 'lcds-chromium-'));
-    // A fresh profile each run; never a downloaded browser.
-    context = await chromium.launchPersistentContext(userDir, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
+    context = browser.context;
   }, 120_000);
   afterAll(async () => {
-    await context?.close();
-    if (userDir) rmSync(userDir, { recursive: true, force: true });
+    await browser?.close();
     await s?.close();
   });
 

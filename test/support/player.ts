@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrowserContext, chromium, Page } from 'playwright-core';
+import { ZipFile } from 'yazl';
+import { call, TestServer } from './test-server';
+
+/** Debian's chromium with a fresh profile, never a downloaded browser. */
+export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const userDir = mkdtempSync(join(tmpdir(), 'lcds-chromium-'));
+  const context = await chromium.launchPersistentContext(userDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(userDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A zip of the given files, built in memory (test packages). */
+export async function zipOf(files: Record<string, string | Buffer>): Promise<Buffer> {
+  const zip = new ZipFile();
+  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.isBuffer(content) ? content : Buffer.from(content), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Opens a page; LCDS_TEST_BROWSER_LOG=1 echoes the browser console. */
+export async function openPage(context: BrowserContext, url: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('dialog', (d) => void d.accept());
+  if (process.env.LCDS_TEST_BROWSER_LOG) page.on('console', (m) => console.log('browser:', m.text())).on('pageerror', (e) => console.log('pageerror:', e.message));
+  await page.goto(url);
+  return page;
+}
+
+/** Polls until `ok` holds (or the time is up) and returns the last value read. */
+export async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Registration calls the player tests make; the server and credentials are read when called. */
+export function learnerRegistrations(server: () => TestServer, auth: () => string, learner: { id: string; firstName?: string; lastName?: string }) {
+  return {
+    createReg: async (registrationId: string, courseId: string) =>
+      expect((await call(`${server().api}/registrations`, { method: 'POST', auth: auth(), json: { registrationId, courseId, learner } })).status).toBe(204),
+    link: async (registrationId: string, extra: Record<string, unknown> = {}) => {
+      const r = await call(`${server().api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: auth(), json: { redirectOnExitUrl: 'message', ...extra } });
+      expect(r.status).toBe(200);
+      return r.body.launchLink as string;
+    },
+    progress: async (registrationId: string) =>
+      (await call(`${server().api}/registrations/${registrationId}?includeRuntime=true&includeChildResults=true`, { auth: auth() })).body,
+  };
+}
