@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { CourseHooks } from '../courses/course-hooks';
 import { CoursesModule } from '../courses/courses.module';
+import { XapiModule } from '../xapi/xapi.module';
+import { RegistrationStatementsController } from './registration-statements.controller';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
@@ -18,8 +20,8 @@ import { RegistrationsService } from './registrations.service';
  * Takes part in course deletion (CourseHooks) and application info/deletion (ApplicationHooks).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule],
-  controllers: [RegistrationsController],
+  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
+  controllers: [RegistrationsController, RegistrationStatementsController],
   providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchLinks],
   exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchLinks],
 })
