@@ -1,0 +1,524 @@
+/**
+ * The activity tree with its tracking model (SN book, "Tracking Model"): per activity the activity/attempt progress
+ * information and the objective progress information, plus the global (shared) objectives. Objective reads and
+ * writes go through the objective maps (imsss:mapInfo, 4th edition adlseq:mapInfo), and the rule evaluation
+ * (UP.1, UP.2, UP.5) and rollup (RB.1.x) processes live here because they only read and write tracking data.
+ */
+import type { ActivityDefinition, ObjectiveDefinition, RollupAction, RollupRule, SequencingDefinition, SequencingRule } from './sequencing-definition';
+
+/** Objective progress information (plus the 4th edition completion/score data an objective carries). */
+export interface ObjectiveState {
+  progressStatus: boolean;
+  satisfiedStatus: boolean;
+  measureStatus: boolean;
+  normalizedMeasure: number;
+  completionKnown?: boolean;
+  completed?: boolean;
+  progressMeasureKnown?: boolean;
+  progressMeasure?: number;
+  rawScore?: number;
+  minScore?: number;
+  maxScore?: number;
+}
+
+export interface ActivityState {
+  /** Activity progress status: at least one attempt has begun. */
+  activityProgressStatus: boolean;
+  attemptCount: number;
+  attemptProgressStatus: boolean;
+  attemptCompletionStatus: boolean;
+  attemptCompletionAmountStatus: boolean;
+  attemptCompletionAmount: number;
+  /** Seconds of the current attempt (reported by the runtime: cmi.total_time of the attempt). */
+  attemptExperiencedDuration: number;
+  isActive: boolean;
+  isSuspended: boolean;
+  objectives: Record<string, ObjectiveState>;
+  /** The activity's available children after selection and randomization (SR.1, SR.2). */
+  availableChildren: string[];
+}
+
+export interface TrackingState {
+  currentActivity?: string;
+  suspendedActivity?: string;
+  activities: Record<string, ActivityState>;
+  globalObjectives: Record<string, ObjectiveState>;
+  /** State of the seeded random number generator (selection and randomization). */
+  rng: number;
+}
+
+export type Tri = boolean | undefined;
+
+const emptyObjective = (): ObjectiveState => ({ progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 });
+
+export const objectiveKey = (o: ObjectiveDefinition): string => (o.primary && !o.id ? '#primary' : o.id);
+
+export function initialTrackingState(def: SequencingDefinition, seed: number): TrackingState {
+  const activities: Record<string, ActivityState> = {};
+  for (const id of def.order) {
+    const a = def.activities[id];
+    activities[id] = {
+      activityProgressStatus: false,
+      attemptCount: 0,
+      attemptProgressStatus: false,
+      attemptCompletionStatus: false,
+      attemptCompletionAmountStatus: false,
+      attemptCompletionAmount: 0,
+      attemptExperiencedDuration: 0,
+      isActive: false,
+      isSuspended: false,
+      objectives: Object.fromEntries(a.objectives.map((o) => [objectiveKey(o), emptyObjective()])),
+      availableChildren: [...a.children],
+    };
+  }
+  return { activities, globalObjectives: {}, rng: seed >>> 0 || 1 };
+}
+
+export class ActivityTree {
+  constructor(
+    readonly def: SequencingDefinition,
+    public state: TrackingState,
+  ) {}
+
+  get root(): string {
+    return this.def.root;
+  }
+  a(id: string): ActivityDefinition {
+    return this.def.activities[id];
+  }
+  s(id: string): ActivityState {
+    return this.state.activities[id];
+  }
+  has(id: string): boolean {
+    return id in this.def.activities;
+  }
+  isLeaf(id: string): boolean {
+    return this.a(id).children.length === 0;
+  }
+  parent(id: string): string | undefined {
+    return this.a(id).parent;
+  }
+  children(id: string): string[] {
+    return this.s(id).availableChildren;
+  }
+  /** Activities from `from` up to the root, inclusive. */
+  pathToRoot(from: string): string[] {
+    const out: string[] = [];
+    for (let x: string | undefined = from; x !== undefined; x = this.parent(x)) out.push(x);
+    return out;
+  }
+  isAncestorOf(anc: string, of: string): boolean {
+    return this.pathToRoot(of).includes(anc) && anc !== of;
+  }
+  commonAncestor(x: string, y: string): string {
+    const ys = new Set(this.pathToRoot(y));
+    return this.pathToRoot(x).find((p) => ys.has(p)) ?? this.root;
+  }
+  /** The activity is in its parent's available children (selection) and every ancestor is too. */
+  isAvailable(id: string): boolean {
+    for (let x = id, p = this.parent(id); p !== undefined; x = p, p = this.parent(p)) {
+      if (!this.children(p).includes(x)) return false;
+    }
+    return true;
+  }
+  /** Preorder position among available activities, for "forward of" comparisons. */
+  preorder(): string[] {
+    const out: string[] = [];
+    const walk = (id: string): void => {
+      out.push(id);
+      for (const c of this.children(id)) walk(c);
+    };
+    walk(this.root);
+    return out;
+  }
+
+  // ---- seeded randomness (SR.1 / SR.2 determinism) ----
+  random(): number {
+    // mulberry32
+    let t = (this.state.rng = (this.state.rng + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  // ---- objectives through their maps ----
+  primaryObjective(id: string): ObjectiveDefinition {
+    return this.a(id).objectives.find((o) => o.primary) as ObjectiveDefinition;
+  }
+  objectiveDef(id: string, objectiveId: string | undefined): ObjectiveDefinition | undefined {
+    if (!objectiveId) return this.primaryObjective(id);
+    return this.a(id).objectives.find((o) => o.id === objectiveId);
+  }
+  private global(target: string): ObjectiveState {
+    return (this.state.globalObjectives[target] ??= emptyObjective());
+  }
+  /** The objective as the sequencer sees it: local values, overridden by a read map whose global value is known. */
+  readObjective(id: string, o: ObjectiveDefinition): ObjectiveState {
+    const localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
+    const out = { ...localState };
+    for (const m of o.maps) {
+      const g = this.state.globalObjectives[m.targetObjectiveID];
+      if (!g) continue;
+      if (m.readSatisfiedStatus && g.progressStatus && !localState.progressStatus) {
+        out.progressStatus = true;
+        out.satisfiedStatus = g.satisfiedStatus;
+      }
+      if (m.readNormalizedMeasure && g.measureStatus && !localState.measureStatus) {
+        out.measureStatus = true;
+        out.normalizedMeasure = g.normalizedMeasure;
+      }
+      if (m.readCompletionStatus && g.completionKnown && !localState.completionKnown) {
+        out.completionKnown = true;
+        out.completed = g.completed;
+      }
+      if (m.readProgressMeasure && g.progressMeasureKnown && !localState.progressMeasureKnown) {
+        out.progressMeasureKnown = true;
+        out.progressMeasure = g.progressMeasure;
+      }
+      if (m.readRawScore && g.rawScore !== undefined && localState.rawScore === undefined) out.rawScore = g.rawScore;
+      if (m.readMinScore && g.minScore !== undefined && localState.minScore === undefined) out.minScore = g.minScore;
+      if (m.readMaxScore && g.maxScore !== undefined && localState.maxScore === undefined) out.maxScore = g.maxScore;
+    }
+    return out;
+  }
+  /** Sets local objective data and writes what the write maps allow to the global objectives. */
+  writeObjective(id: string, o: ObjectiveDefinition, patch: Partial<ObjectiveState>): void {
+    const key = objectiveKey(o);
+    const st = (this.s(id).objectives[key] ??= emptyObjective());
+    Object.assign(st, patch);
+    for (const m of o.maps) {
+      const g = this.global(m.targetObjectiveID);
+      if (m.writeSatisfiedStatus && patch.progressStatus !== undefined && st.progressStatus) {
+        g.progressStatus = true;
+        g.satisfiedStatus = st.satisfiedStatus;
+      }
+      if (m.writeNormalizedMeasure && patch.measureStatus !== undefined && st.measureStatus) {
+        g.measureStatus = true;
+        g.normalizedMeasure = st.normalizedMeasure;
+      }
+      if (m.writeCompletionStatus && patch.completionKnown !== undefined && st.completionKnown) {
+        g.completionKnown = true;
+        g.completed = st.completed;
+      }
+      if (m.writeProgressMeasure && patch.progressMeasureKnown !== undefined && st.progressMeasureKnown) {
+        g.progressMeasureKnown = true;
+        g.progressMeasure = st.progressMeasure;
+      }
+      if (m.writeRawScore && patch.rawScore !== undefined) g.rawScore = st.rawScore;
+      if (m.writeMinScore && patch.minScore !== undefined) g.minScore = st.minScore;
+      if (m.writeMaxScore && patch.maxScore !== undefined) g.maxScore = st.maxScore;
+    }
+  }
+  primaryStatus(id: string): ObjectiveState {
+    return this.readObjective(id, this.primaryObjective(id));
+  }
+  setPrimary(id: string, patch: Partial<ObjectiveState>): void {
+    this.writeObjective(id, this.primaryObjective(id), patch);
+  }
+  /** Attempt completion as the sequencer sees it: local, else read through the primary objective's completion map. */
+  completion(id: string): { known: boolean; completed: boolean } {
+    const s = this.s(id);
+    if (s.attemptProgressStatus) return { known: true, completed: s.attemptCompletionStatus };
+    const p = this.primaryStatus(id);
+    if (p.completionKnown) return { known: true, completed: !!p.completed };
+    return { known: false, completed: false };
+  }
+  setCompletion(id: string, known: boolean, completed: boolean): void {
+    const s = this.s(id);
+    s.attemptProgressStatus = known;
+    s.attemptCompletionStatus = known && completed;
+    if (known) this.setPrimary(id, { completionKnown: true, completed });
+  }
+  progressAmount(id: string): { known: boolean; amount: number } {
+    const s = this.s(id);
+    if (s.attemptCompletionAmountStatus) return { known: true, amount: s.attemptCompletionAmount };
+    const p = this.primaryStatus(id);
+    if (p.progressMeasureKnown) return { known: true, amount: p.progressMeasure ?? 0 };
+    return { known: false, amount: 0 };
+  }
+
+  /** Resets the objective and attempt progress information for a new attempt (DB.2 step "initialize"). */
+  initializeAttempt(id: string): void {
+    const s = this.s(id);
+    s.attemptProgressStatus = false;
+    s.attemptCompletionStatus = false;
+    s.attemptCompletionAmountStatus = false;
+    s.attemptCompletionAmount = 0;
+    s.attemptExperiencedDuration = 0;
+    for (const o of this.a(id).objectives) s.objectives[objectiveKey(o)] = emptyObjective();
+  }
+
+  // ---- UP.1 Limit Conditions Check Process ----
+  limitConditionsViolated(id: string): boolean {
+    const a = this.a(id);
+    const s = this.s(id);
+    if (!a.tracked) return false;
+    if (s.isActive || s.isSuspended) return false;
+    if (a.attemptLimit !== undefined && s.activityProgressStatus && s.attemptCount >= a.attemptLimit) return true;
+    if (a.attemptAbsoluteDurationLimit !== undefined && s.activityProgressStatus && s.attemptExperiencedDuration >= a.attemptAbsoluteDurationLimit) {
+      return true;
+    }
+    return false;
+  }
+
+  // ---- UP.2.1 Sequencing Rule Check Subprocess: one rule condition (true / false / unknown) ----
+  private condition(id: string, c: SequencingRule['conditions'][number]): Tri {
+    const a = this.a(id);
+    const s = this.s(id);
+    const objDef = this.objectiveDef(id, c.referencedObjective);
+    const obj = objDef ? this.readObjective(id, objDef) : emptyObjective();
+    let v: Tri;
+    switch (c.condition) {
+      case 'satisfied':
+        v = obj.progressStatus ? obj.satisfiedStatus : undefined;
+        break;
+      case 'objectiveStatusKnown':
+        v = obj.progressStatus;
+        break;
+      case 'objectiveMeasureKnown':
+        v = obj.measureStatus;
+        break;
+      case 'objectiveMeasureGreaterThan':
+        v = obj.measureStatus ? obj.normalizedMeasure > c.measureThreshold : undefined;
+        break;
+      case 'objectiveMeasureLessThan':
+        v = obj.measureStatus ? obj.normalizedMeasure < c.measureThreshold : undefined;
+        break;
+      case 'completed': {
+        const comp = this.completion(id);
+        v = comp.known ? comp.completed : undefined;
+        break;
+      }
+      case 'activityProgressKnown':
+        v = this.completion(id).known;
+        break;
+      case 'attempted':
+        v = s.activityProgressStatus && s.attemptCount > 0;
+        break;
+      case 'attemptLimitExceeded':
+        v = a.attemptLimit !== undefined && s.activityProgressStatus && s.attemptCount >= a.attemptLimit;
+        break;
+      case 'timeLimitExceeded':
+        v = a.attemptAbsoluteDurationLimit !== undefined && s.attemptExperiencedDuration >= a.attemptAbsoluteDurationLimit;
+        break;
+      case 'outsideAvailableTimeRange':
+        v = false;
+        break;
+      case 'always':
+        v = true;
+        break;
+      case 'never':
+        v = false;
+        break;
+      default:
+        v = undefined;
+    }
+    return c.not && v !== undefined ? !v : v;
+  }
+
+  private combine(values: Tri[], combination: 'all' | 'any'): Tri {
+    if (combination === 'all') {
+      if (values.some((v) => v === false)) return false;
+      return values.every((v) => v === true) ? true : undefined;
+    }
+    if (values.some((v) => v === true)) return true;
+    return values.every((v) => v === false) ? false : undefined;
+  }
+
+  /** UP.2 Sequencing Rules Check Process: the action of the first rule (of the given actions) whose conditions hold. */
+  rulesCheck(id: string, rules: SequencingRule[], actions: string[]): string | undefined {
+    for (const r of rules) {
+      if (!actions.includes(r.action)) continue;
+      if (r.conditions.length === 0) continue;
+      const v = this.combine(
+        r.conditions.map((c) => this.condition(id, c)),
+        r.combination,
+      );
+      if (v === true) return r.action;
+    }
+    return undefined;
+  }
+  preRule(id: string, actions: string[]): string | undefined {
+    return this.rulesCheck(id, this.a(id).preConditionRules, actions);
+  }
+
+  /** UP.5 Check Activity Process: disabled by a precondition rule, or a limit condition is violated. */
+  checkActivity(id: string): boolean {
+    if (this.preRule(id, ['disabled'])) return true;
+    return this.limitConditionsViolated(id);
+  }
+
+  // ---- RB.1.x rollup ----
+
+  /** RB.1.5 Overall Rollup Process: from the activity up to the root. */
+  overallRollup(id: string): void {
+    for (const x of this.pathToRoot(id)) {
+      if (!this.isLeaf(x)) {
+        this.measureRollup(x);
+        this.completionMeasureRollup(x);
+      }
+      this.objectiveRollup(x);
+      this.progressRollup(x);
+    }
+  }
+
+  private trackedChildren(id: string): string[] {
+    return this.children(id).filter((c) => this.a(c).tracked);
+  }
+
+  /** RB.1.1 Measure Rollup Process (objectiveMeasureWeight; 4th edition). */
+  private measureRollup(id: string): void {
+    let total = 0;
+    let counted = 0;
+    let valid = false;
+    for (const c of this.trackedChildren(id)) {
+      if (!this.a(c).rollupObjectiveSatisfied) continue;
+      const w = this.a(c).objectiveMeasureWeight;
+      counted += w;
+      const p = this.primaryStatus(c);
+      if (p.measureStatus) {
+        total += p.normalizedMeasure * w;
+        valid = true;
+      }
+    }
+    if (!valid || counted <= 0) this.setPrimary(id, { measureStatus: false });
+    else this.setPrimary(id, { measureStatus: true, normalizedMeasure: total / counted });
+  }
+
+  /** RB.1.1b Completion Measure Rollup Process (progressWeight; 4th edition). */
+  private completionMeasureRollup(id: string): void {
+    let total = 0;
+    let counted = 0;
+    let valid = false;
+    for (const c of this.trackedChildren(id)) {
+      if (!this.a(c).rollupProgressCompletion) continue;
+      const w = this.a(c).progressWeight;
+      counted += w;
+      const p = this.progressAmount(c);
+      if (p.known) {
+        total += p.amount * w;
+        valid = true;
+      }
+    }
+    const s = this.s(id);
+    if (!valid || counted <= 0) s.attemptCompletionAmountStatus = false;
+    else {
+      s.attemptCompletionAmountStatus = true;
+      s.attemptCompletionAmount = total / counted;
+    }
+  }
+
+  /** RB.1.2 Objective Rollup Process: by measure (RB.1.2a) when the primary objective is satisfied by measure, else by rules (RB.1.2b). */
+  private objectiveRollup(id: string): void {
+    const primary = this.primaryObjective(id);
+    if (primary.satisfiedByMeasure) {
+      // RB.1.2a Objective Rollup Using Measure Process
+      const p = this.primaryStatus(id);
+      if (!p.measureStatus) {
+        if (!this.isLeaf(id)) this.setPrimary(id, { progressStatus: false });
+      } else if (!this.s(id).isActive || this.a(id).measureSatisfactionIfActive) {
+        this.setPrimary(id, { progressStatus: true, satisfiedStatus: p.normalizedMeasure >= primary.minNormalizedMeasure });
+      } else if (!this.isLeaf(id)) this.setPrimary(id, { progressStatus: false });
+      return;
+    }
+    if (this.isLeaf(id)) return;
+    // RB.1.2b Objective Rollup Using Rules Process (default rules when the activity defines none for an action)
+    if (this.rollupRuleCheck(id, 'notSatisfied')) this.setPrimary(id, { progressStatus: true, satisfiedStatus: false });
+    if (this.rollupRuleCheck(id, 'satisfied')) this.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
+  }
+
+  /** RB.1.3 Activity Progress Rollup Process: by measure (RB.1.3a, 4th edition completedByMeasure) or by rules. */
+  private progressRollup(id: string): void {
+    const a = this.a(id);
+    if (a.completedByMeasure) {
+      const amt = this.progressAmount(id);
+      if (amt.known) this.setCompletion(id, true, amt.amount >= a.minProgressMeasure);
+      else if (!this.isLeaf(id)) this.s(id).attemptProgressStatus = false;
+      return;
+    }
+    if (this.isLeaf(id)) return;
+    if (this.rollupRuleCheck(id, 'incomplete')) this.setCompletion(id, true, false);
+    if (this.rollupRuleCheck(id, 'completed')) this.setCompletion(id, true, true);
+  }
+
+  private rulesFor(id: string, action: RollupAction): RollupRule[] {
+    const rules = this.a(id).rollupRules;
+    const satisfaction = action === 'satisfied' || action === 'notSatisfied';
+    const family = rules.filter((r) => (satisfaction ? r.action === 'satisfied' || r.action === 'notSatisfied' : r.action === 'completed' || r.action === 'incomplete'));
+    const own = family.filter((r) => r.action === action);
+    if (own.length || rules.some((r) => r.action === action)) return own;
+    // Default rollup rules (SN book 4.6.x): all children satisfied → satisfied; all children with a known status →
+    // not satisfied; all children completed → completed; all children with known progress → incomplete.
+    const dflt = (condition: string): RollupRule => ({
+      childActivitySet: 'all',
+      minimumCount: 0,
+      minimumPercent: 0,
+      combination: 'any',
+      conditions: [{ condition, not: false }],
+      action,
+    });
+    switch (action) {
+      case 'satisfied':
+        return [dflt('satisfied')];
+      case 'notSatisfied':
+        return [dflt('objectiveStatusKnown')];
+      case 'completed':
+        return [dflt('completed')];
+      default:
+        return [dflt('activityProgressKnown')];
+    }
+  }
+
+  /** RB.1.4 Rollup Rule Check Subprocess. */
+  private rollupRuleCheck(id: string, action: RollupAction): boolean {
+    for (const rule of this.rulesFor(id, action)) {
+      const bag: Tri[] = [];
+      for (const c of this.children(id)) {
+        if (!this.a(c).tracked) continue;
+        if (!this.checkChildForRollup(c, action)) continue;
+        // RB.1.4.1 Evaluate Rollup Conditions Subprocess
+        bag.push(this.combine(rule.conditions.map((cond) => this.rollupCondition(c, cond)), rule.combination));
+      }
+      if (bag.length === 0) continue;
+      const trues = bag.filter((v) => v === true).length;
+      let fire = false;
+      switch (rule.childActivitySet) {
+        case 'all':
+          fire = trues === bag.length;
+          break;
+        case 'any':
+          fire = trues > 0;
+          break;
+        case 'none':
+          fire = bag.every((v) => v === false);
+          break;
+        case 'atLeastCount':
+          fire = trues >= rule.minimumCount;
+          break;
+        case 'atLeastPercent':
+          fire = trues / bag.length >= rule.minimumPercent - 1e-9;
+          break;
+      }
+      if (fire) return true;
+    }
+    return false;
+  }
+
+  private rollupCondition(id: string, c: { condition: string; not: boolean }): Tri {
+    return this.condition(id, { condition: c.condition, not: c.not, measureThreshold: 0 });
+  }
+
+  /** RB.1.4.2 Check Child for Rollup Subprocess (requiredFor* of adlseq:rollupConsiderations). */
+  private checkChildForRollup(id: string, action: RollupAction): boolean {
+    const a = this.a(id);
+    const s = this.s(id);
+    const satisfaction = action === 'satisfied' || action === 'notSatisfied';
+    if (satisfaction ? !a.rollupObjectiveSatisfied : !a.rollupProgressCompletion) return false;
+    const req =
+      action === 'satisfied' ? a.requiredForSatisfied : action === 'notSatisfied' ? a.requiredForNotSatisfied : action === 'completed' ? a.requiredForCompleted : a.requiredForIncomplete;
+    if (req === 'ifNotSuspended') return s.activityProgressStatus && !(s.attemptCount > 0 && s.isSuspended);
+    if (req === 'ifAttempted') return s.activityProgressStatus && s.attemptCount > 0;
+    if (req === 'ifNotSkipped') return !this.preRule(id, ['skip']);
+    return true;
+  }
+}

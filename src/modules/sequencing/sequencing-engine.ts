@@ -1,0 +1,331 @@
+/**
+ * SCORM 2004 (2nd–4th edition) sequencing and navigation, evaluated on the server: a pure, deterministic engine
+ * over the sequencing definition of a course and the tracking state of one registration. The player calls
+ * `navigate()` for every navigation request (from the UI or `adl.nav.request`), `reportRuntime()` with what the SCO
+ * set before it terminates, `validRequests()` for the navigation UI and `adl.nav.request_valid`, and stores
+ * `serialize()` with the registration. OP.1 (Overall Sequencing Process) is `navigate()`.
+ */
+import { ActivityTree, initialTrackingState, objectiveKey, type ObjectiveState, type TrackingState } from './activity-tree';
+import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition } from './sequencing-definition';
+import { SequencingException, SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
+
+export { SequencingException, type NavigationRequest, type NavigationRequestType };
+
+export interface NavigationResult {
+  /** The activity to launch now. */
+  deliver?: string;
+  /** The sequencing session ended (exit all, suspend all, continue past the last activity, exit at the root). */
+  ended?: boolean;
+  /** The request was not valid now (nothing changed unless termination already happened, as the book says). */
+  error?: { code: string; message: string };
+}
+
+/** What a SCO set in its run-time data model before it terminated (cmi.* values, already parsed). */
+export interface RuntimeResults {
+  completionStatus?: 'completed' | 'incomplete' | 'not attempted' | 'unknown';
+  successStatus?: 'passed' | 'failed' | 'unknown';
+  scoreScaled?: number;
+  scoreRaw?: number;
+  scoreMin?: number;
+  scoreMax?: number;
+  progressMeasure?: number;
+  /** cmi.exit: "suspend" keeps the attempt open for a later resume. */
+  exit?: string;
+  /** The attempt's total time so far, in seconds (for attemptAbsoluteDurationLimit). */
+  attemptDurationSeconds?: number;
+  objectives?: Array<{
+    id: string;
+    completionStatus?: RuntimeResults['completionStatus'];
+    successStatus?: RuntimeResults['successStatus'];
+    scoreScaled?: number;
+    scoreRaw?: number;
+    scoreMin?: number;
+    scoreMax?: number;
+    progressMeasure?: number;
+  }>;
+}
+
+/** Which navigation requests would be valid now (`adl.nav.request_valid.*`, the player's buttons and table of contents). */
+export interface ValidRequests {
+  start: boolean;
+  resumeAll: boolean;
+  continue: boolean;
+  previous: boolean;
+  exit: boolean;
+  exitAll: boolean;
+  suspendAll: boolean;
+  abandon: boolean;
+  abandonAll: boolean;
+  /** Activities a choice request would succeed for (the table of contents shows these as selectable). */
+  choice: string[];
+  /** Activities a jump request may target. */
+  jump: string[];
+}
+
+/** Rolled-up status of one activity, as the registration's activityDetails reports it. */
+export interface ActivityStatus {
+  id: string;
+  attempts: number;
+  completion: 'completed' | 'incomplete' | 'unknown';
+  success: 'passed' | 'failed' | 'unknown';
+  scaledScore?: number;
+  progressMeasure?: number;
+  active: boolean;
+  suspended: boolean;
+}
+
+export interface SerializedSequencingState {
+  version: 1;
+  state: TrackingState;
+}
+
+/** Parses an `adl.nav.request` value: `continue`, `{target=ID}choice`, `{target=ID}jump`, `_none_` (undefined). */
+export function parseNavigationRequest(value: string): NavigationRequest | undefined {
+  const m = /^\s*(?:\{target=([^}]*)\})?\s*([A-Za-z_]+)\s*$/.exec(value);
+  if (!m || m[2] === '_none_') return undefined;
+  const type = m[2] as NavigationRequestType;
+  return m[1] !== undefined ? { type, target: m[1] } : { type };
+}
+
+export class SequencingEngine {
+  private tree: ActivityTree;
+
+  private constructor(
+    readonly definition: SequencingDefinition,
+    state: TrackingState,
+  ) {
+    this.tree = new ActivityTree(definition, state);
+  }
+
+  /** A new registration's engine: selection and randomization with timing "once" happen here (SR.1, SR.2), from `seed`. */
+  static create(data: ManifestSequencingData | SequencingDefinition, options: { seed?: number } = {}): SequencingEngine {
+    const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
+    const engine = new SequencingEngine(def, initialTrackingState(def, options.seed ?? 1));
+    const p = new SequencingProcesses(engine.tree);
+    for (const id of def.order) {
+      p.selectChildren(id, 'once');
+      p.randomizeChildren(id, 'once');
+    }
+    return engine;
+  }
+
+  /** An engine for a stored registration (the state `serialize()` returned). */
+  static restore(data: ManifestSequencingData | SequencingDefinition, saved: SerializedSequencingState | string): SequencingEngine {
+    const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
+    const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
+    const fresh = initialTrackingState(def, 1);
+    // Activities added to the course since the state was saved start untracked; removed ones are dropped.
+    const activities = Object.fromEntries(def.order.map((id) => [id, parsed.state.activities[id] ?? fresh.activities[id]]));
+    return new SequencingEngine(def, { ...parsed.state, activities });
+  }
+
+  serialize(): SerializedSequencingState {
+    return { version: 1, state: JSON.parse(JSON.stringify(this.tree.state)) as TrackingState };
+  }
+
+  get currentActivity(): string | undefined {
+    return this.tree.state.currentActivity;
+  }
+  get suspendedActivity(): string | undefined {
+    return this.tree.state.suspendedActivity;
+  }
+
+  /** OP.1 Overall Sequencing Process for one navigation request. */
+  navigate(request: NavigationRequest | string): NavigationResult {
+    const req = typeof request === 'string' ? parseNavigationRequest(request) : request;
+    if (!req) return { error: { code: 'NB.2.1-13', message: `"${String(request)}" is not a navigation request` } };
+    const p = new SequencingProcesses(this.tree);
+    try {
+      const nav = p.navigationRequest(req); // NB.2.1
+      let seq = nav.sequencing;
+      if (nav.termination) {
+        const replaced = p.terminationRequest(nav.termination); // TB.2.3
+        // A sequencing request from the post-condition rules replaces the pending one; exit/suspend/abandon all
+        // always end with exit.
+        if (replaced) seq = replaced;
+        else if (nav.termination === 'abandon') seq = 'exit';
+      }
+      if (!seq) return {};
+      const outcome = p.sequencingRequest(seq, nav.target); // SB.2.12
+      if (outcome.endSession) {
+        this.endSession();
+        return { ended: true };
+      }
+      if (!outcome.deliver) return {};
+      p.deliveryRequest(outcome.deliver); // DB.1.1
+      p.contentDeliveryEnvironment(outcome.deliver); // DB.2
+      return { deliver: outcome.deliver };
+    } catch (e) {
+      if (e instanceof SequencingException) return { error: { code: e.code, message: e.message } };
+      throw e;
+    }
+  }
+
+  /** End of the sequencing session: the current activity is cleared (the suspended activity stays for resume all). */
+  private endSession(): void {
+    const t = this.tree;
+    if (t.state.currentActivity !== undefined && t.s(t.state.currentActivity).isActive) {
+      new SequencingProcesses(t).endAttempt(t.state.currentActivity);
+    }
+    t.state.currentActivity = undefined;
+  }
+
+  /**
+   * The run-time data of the delivered SCO, mapped to the tracking model (SCORM RTE book 4.2, SN book 4.2.1):
+   * completion/success status, score, progress measure (with the completion threshold), objectives by id, and
+   * suspension (cmi.exit "suspend"). Rollup runs so that status queries and the table of contents see it at once.
+   */
+  reportRuntime(activityId: string, r: RuntimeResults): void {
+    const t = this.tree;
+    if (!t.has(activityId)) return;
+    const a = t.a(activityId);
+    const s = t.s(activityId);
+    if (r.exit !== undefined) s.isSuspended = r.exit === 'suspend';
+    if (r.attemptDurationSeconds !== undefined && r.attemptDurationSeconds >= 0) s.attemptExperiencedDuration = r.attemptDurationSeconds;
+    if (!a.tracked) return;
+    const primary = t.primaryObjective(activityId);
+
+    if (r.progressMeasure !== undefined) {
+      s.attemptCompletionAmountStatus = true;
+      s.attemptCompletionAmount = r.progressMeasure;
+      t.setPrimary(activityId, { progressMeasureKnown: true, progressMeasure: r.progressMeasure });
+    }
+    let completion = r.completionStatus;
+    if (a.completedByMeasure && r.progressMeasure !== undefined) completion = r.progressMeasure >= a.minProgressMeasure ? 'completed' : 'incomplete';
+    if (completion === 'completed') t.setCompletion(activityId, true, true);
+    else if (completion === 'incomplete' || completion === 'not attempted') t.setCompletion(activityId, true, false);
+    else if (completion === 'unknown') t.setCompletion(activityId, false, false);
+
+    const score: Partial<ObjectiveState> = {};
+    if (r.scoreRaw !== undefined) score.rawScore = r.scoreRaw;
+    if (r.scoreMin !== undefined) score.minScore = r.scoreMin;
+    if (r.scoreMax !== undefined) score.maxScore = r.scoreMax;
+    if (r.scoreScaled !== undefined) Object.assign(score, { measureStatus: true, normalizedMeasure: r.scoreScaled });
+    if (Object.keys(score).length) t.setPrimary(activityId, score);
+    let success = r.successStatus;
+    if (primary.satisfiedByMeasure && r.scoreScaled !== undefined) success = r.scoreScaled >= primary.minNormalizedMeasure ? 'passed' : 'failed';
+    if (success === 'passed') t.setPrimary(activityId, { progressStatus: true, satisfiedStatus: true });
+    else if (success === 'failed') t.setPrimary(activityId, { progressStatus: true, satisfiedStatus: false });
+    else if (success === 'unknown') t.setPrimary(activityId, { progressStatus: false, satisfiedStatus: false });
+
+    for (const o of r.objectives ?? []) {
+      const def = a.objectives.find((d) => d.id === o.id);
+      if (!def || (def.primary && def.id === primary.id && r.successStatus !== undefined)) continue;
+      const patch: Partial<ObjectiveState> = {};
+      if (o.scoreScaled !== undefined) Object.assign(patch, { measureStatus: true, normalizedMeasure: o.scoreScaled });
+      let os = o.successStatus;
+      if (def.satisfiedByMeasure && o.scoreScaled !== undefined) os = o.scoreScaled >= def.minNormalizedMeasure ? 'passed' : 'failed';
+      if (os === 'passed' || os === 'failed') Object.assign(patch, { progressStatus: true, satisfiedStatus: os === 'passed' });
+      if (o.completionStatus === 'completed' || o.completionStatus === 'incomplete') Object.assign(patch, { completionKnown: true, completed: o.completionStatus === 'completed' });
+      if (o.progressMeasure !== undefined) Object.assign(patch, { progressMeasureKnown: true, progressMeasure: o.progressMeasure });
+      if (o.scoreRaw !== undefined) patch.rawScore = o.scoreRaw;
+      if (o.scoreMin !== undefined) patch.minScore = o.scoreMin;
+      if (o.scoreMax !== undefined) patch.maxScore = o.scoreMax;
+      t.writeObjective(activityId, def, patch);
+    }
+    t.overallRollup(activityId);
+  }
+
+  /**
+   * What the SCO sees in cmi.* when it is launched: values the sequencer holds for its objectives (read through the
+   * global objective maps), e.g. an objective another SCO satisfied. Keys are objective ids ("" for an unnamed primary).
+   */
+  objectiveData(activityId: string): Record<string, ObjectiveState> {
+    const t = this.tree;
+    if (!t.has(activityId)) return {};
+    return Object.fromEntries(t.a(activityId).objectives.map((o) => [o.primary && !o.id ? '' : o.id, t.readObjective(activityId, o)]));
+  }
+
+  /** The rolled-up status of an activity. */
+  status(activityId: string): ActivityStatus {
+    const t = this.tree;
+    const s = t.s(activityId);
+    const c = t.completion(activityId);
+    const p = t.primaryStatus(activityId);
+    const amount = t.progressAmount(activityId);
+    return {
+      id: activityId,
+      attempts: s.attemptCount,
+      completion: c.known ? (c.completed ? 'completed' : 'incomplete') : 'unknown',
+      success: p.progressStatus ? (p.satisfiedStatus ? 'passed' : 'failed') : 'unknown',
+      ...(p.measureStatus ? { scaledScore: p.normalizedMeasure } : {}),
+      ...(amount.known ? { progressMeasure: amount.amount } : {}),
+      active: s.isActive,
+      suspended: s.isSuspended,
+    };
+  }
+
+  /** Global (shared) objectives, by target objective id. */
+  globalObjectives(): Record<string, ObjectiveState> {
+    return JSON.parse(JSON.stringify(this.tree.state.globalObjectives)) as Record<string, ObjectiveState>;
+  }
+
+  /** Children of an activity in their current (selected, randomized) order. */
+  availableChildren(activityId: string): string[] {
+    return [...this.tree.children(activityId)];
+  }
+
+  /**
+   * Which navigation requests are valid now. Start, resume all, the termination requests, continue and previous
+   * follow the Navigation Request Process (NB.2.1); a choice target is valid when the whole request (navigation,
+   * choice sequencing and delivery checks) would deliver an activity, evaluated on a copy of the state.
+   */
+  validRequests(): ValidRequests {
+    const t = this.tree;
+    const navOk = (req: NavigationRequest): boolean => {
+      try {
+        new SequencingProcesses(new ActivityTree(this.definition, clone(t.state))).navigationRequest(req);
+        return true;
+      } catch (e) {
+        if (e instanceof SequencingException) return false;
+        throw e;
+      }
+    };
+    const simulate = (req: NavigationRequest): boolean => {
+      const copy = new ActivityTree(this.definition, clone(t.state));
+      const p = new SequencingProcesses(copy);
+      try {
+        const nav = p.navigationRequest(req);
+        const cur = copy.state.currentActivity;
+        // Evaluate as if the current activity had been exited without its attempt ending (no termination side effects).
+        if (nav.termination && cur !== undefined) {
+          for (const x of copy.pathToRoot(cur)) {
+            if (x === copy.commonAncestor(cur, req.target ?? copy.root)) break;
+            copy.s(x).isActive = false;
+          }
+        }
+        const out = p.sequencingRequest(nav.sequencing ?? 'exit', req.target);
+        if (!out.deliver) return false;
+        p.deliveryRequest(out.deliver);
+        return true;
+      } catch (e) {
+        if (e instanceof SequencingException) return false;
+        throw e;
+      }
+    };
+    const cur = t.state.currentActivity;
+    const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && simulate({ type: 'choice', target: id }));
+    if (cur === undefined && simulate({ type: 'choice', target: t.root })) choice.unshift(t.root);
+    const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
+    return {
+      start: navOk({ type: 'start' }),
+      resumeAll: navOk({ type: 'resumeAll' }),
+      continue: navOk({ type: 'continue' }),
+      previous: navOk({ type: 'previous' }),
+      exit: navOk({ type: 'exit' }),
+      exitAll: navOk({ type: 'exitAll' }),
+      suspendAll: navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
+      abandon: navOk({ type: 'abandon' }),
+      abandonAll: navOk({ type: 'abandonAll' }),
+      choice,
+      jump,
+    };
+  }
+
+  /** Objective key helper for callers that map cmi.objectives to the tracking model. */
+  static objectiveKey = objectiveKey;
+}
+
+function clone<T>(x: T): T {
+  return JSON.parse(JSON.stringify(x)) as T;
+}

@@ -1,0 +1,92 @@
+/**
+ * Model-level tests against ADL's SCORM 2004 4th Edition Test Suite: every one of its 189 manifests builds a
+ * sequencing model, and the learner paths its test cases expect are replayed through the engine.
+ *
+ * adl-4ed-scenarios.json is derived from the test case descriptions of adlnet/SCORM-2004-4ed-Test-Suite
+ * (`software_development/TestSuite/LMSRTE/Courses/TestCases/*.properties`, Apache-2.0): per test case the activity
+ * each visit expects to be delivered, the run-time values the test SCO sets (cmi.completion_status,
+ * cmi.success_status, cmi.score.scaled, cmi.progress_measure, cmi.objectives by id, cmi.exit), the objective values it
+ * expects to read at launch, and the navigation request that ends the visit (adl.nav.request, or the learner's action
+ * in the LMS's user interface).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SequencingEngine, type RuntimeResults } from '../../../src/modules/sequencing/sequencing-engine';
+import { ADL_MANIFEST_DIRS, adlEngine } from './sequencing-fixtures';
+
+interface Step {
+  deliver: string;
+  nav?: string;
+  ui?: string;
+  set?: Omit<RuntimeResults, 'objectives'> & { objectives?: Record<string, NonNullable<RuntimeResults['objectives']>[number]> };
+  expect?: { objectives?: Record<string, { success?: string; completion?: string }> };
+}
+interface Scenario {
+  start: string;
+  steps: Step[];
+}
+
+const scenarios = JSON.parse(readFileSync(join(__dirname, 'adl-4ed-scenarios.json'), 'utf8')) as Record<string, Scenario>;
+
+const relaunch = (ui: string | undefined): boolean => !!ui && /^other:re ?launch/i.test(ui);
+
+/** Replays a scenario; returns undefined when it matches, else a description of the first difference. */
+async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
+  let engine = await adlEngine(tc);
+  const data = engine.definition;
+  // The test cases number activities ("Act3", "Choice~Activity 3"): the item titled "Activity 3", else the third item.
+  const byNumber = (n: string): string =>
+    data.order.find((id) => data.activities[id].title.trim() === `Activity ${n}`) ?? data.order[Number(n)] ?? `#${n}`;
+  const resolve = (req: string): string => req.replace(/#(\d+)/, (_m, n: string) => byNumber(n));
+  let r = engine.navigate(resolve(sc.start));
+  for (let i = 0; i < sc.steps.length; i++) {
+    const step = { ...sc.steps[i], deliver: resolve(sc.steps[i].deliver) };
+    if (r.deliver !== step.deliver) return `visit ${i + 1}: expected ${step.deliver}, got ${JSON.stringify(r)}`;
+    for (const [id, want] of Object.entries(step.expect?.objectives ?? {})) {
+      const objId = id === 'PRIMARYOBJ' ? data.activities[step.deliver].objectives.find((o) => o.primary)?.id ?? '' : id;
+      const got = engine.objectiveData(step.deliver)[objId];
+      if (!got) continue;
+      const success = got.progressStatus ? (got.satisfiedStatus ? 'passed' : 'failed') : 'unknown';
+      if (want.success && want.success !== success) return `visit ${i + 1} (${step.deliver}): objective ${objId} reads ${success}, expected ${want.success}`;
+    }
+    const request = step.nav && step.nav !== '_none_' ? step.nav : step.ui && !step.ui.startsWith('other:') ? step.ui : undefined;
+    if (!request && !relaunch(step.ui)) return `visit ${i + 1}: no navigation request the model can replay (${step.ui ?? 'none'})`;
+    if (!request || !/^abandon/.test(request)) {
+      const { objectives, ...rest } = step.set ?? {};
+      const primaryId = data.activities[step.deliver].objectives.find((o) => o.primary)?.id ?? '';
+      engine.reportRuntime(step.deliver, {
+        ...rest,
+        objectives: Object.entries(objectives ?? {}).map(([id, v]) => ({ ...v, id: id === 'PRIMARYOBJ' ? primaryId : id })),
+      });
+    }
+    r = request ? engine.navigate(resolve(request)) : { ended: true };
+    if (relaunch(step.ui) && !r.deliver) {
+      // The learner closes the course and launches it again: a new sequencing session on the stored state.
+      engine = SequencingEngine.restore(data, JSON.stringify(engine.serialize()));
+      r = engine.navigate(engine.suspendedActivity ? 'resumeAll' : 'start');
+    }
+    if (i === sc.steps.length - 1 && !r.ended) return `after the last visit: expected the session to end, got ${JSON.stringify(r)}`;
+  }
+  return undefined;
+}
+
+describe('ADL SCORM 2004 4th Edition test manifests', () => {
+  const dirs = ADL_MANIFEST_DIRS();
+
+  it('finds all 189 manifests', () => {
+    expect(dirs).toHaveLength(189);
+  });
+
+  it.each(dirs)('%s builds a sequencing model and a start (or the choice the test begins with) is answered', async (dir) => {
+    const engine = await adlEngine(dir.replace('LMSTestPackage_', ''));
+    expect(Object.keys(engine.definition.activities).length).toBeGreaterThan(1);
+    const r = engine.navigate('start');
+    expect(r.deliver !== undefined || r.error !== undefined).toBe(true);
+  });
+
+  const replayable = Object.entries(scenarios).filter(([, sc]) => !sc.start.startsWith('other:') && sc.steps.every((s) => !(s.ui ?? '').startsWith('other:') || relaunch(s.ui) || (s.nav && s.nav !== '_none_')));
+
+  it.each(replayable)('%s: the learner path the test case expects', async (tc, sc) => {
+    expect(await replay(tc, sc)).toBeUndefined();
+  });
+});

@@ -1,0 +1,55 @@
+/** Test helpers: sequencing engines from manifests (hand-written XML or the ADL 4th edition test manifests). */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseScorm } from '../../../src/modules/courses/packages/scorm-parser';
+import { SequencingEngine, type NavigationRequest, type RuntimeResults } from '../../../src/modules/sequencing/sequencing-engine';
+import { memorySource, SCORM_4ED_MANIFESTS_DIR } from '../packages/fixture-source';
+
+const NS = `xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"
+  xmlns:adlseq="http://www.adlnet.org/xsd/adlseq_v1p3" xmlns:adlnav="http://www.adlnet.org/xsd/adlnav_v1p3"
+  xmlns:imsss="http://www.imsglobal.org/xsd/imsss"`;
+
+/** A SCORM 2004 4th edition manifest around an organization body; every item with identifierref="R" launches a.html. */
+export function manifestXml(orgBody: string, extra = ''): string {
+  return `<?xml version="1.0"?>
+<manifest identifier="M" ${NS}>
+  <metadata><schema>ADL SCORM</schema><schemaversion>2004 4th Edition</schemaversion></metadata>
+  <organizations default="ORG"><organization identifier="ORG"><title>Course</title>${orgBody}</organization></organizations>
+  <resources><resource identifier="R" type="webcontent" adlcp:scormType="sco" href="a.html"><file href="a.html"/></resource></resources>${extra}
+</manifest>`;
+}
+
+/** A leaf item launching the shared SCO, with optional sequencing XML inside. */
+export const leaf = (id: string, seq = ''): string => `<item identifier="${id}" identifierref="R"><title>${id}</title>${seq}</item>`;
+export const cluster = (id: string, body: string, seq = ''): string => `<item identifier="${id}"><title>${id}</title>${body}${seq}</item>`;
+export const sequencing = (inner: string): string => `<imsss:sequencing>${inner}</imsss:sequencing>`;
+
+export async function engineFromXml(xml: string, seed = 1): Promise<SequencingEngine> {
+  const pkg = await parseScorm(memorySource({ 'imsmanifest.xml': xml, 'a.html': '<html></html>' }), { checkFiles: false });
+  return SequencingEngine.create({ rootActivity: pkg.rootActivity, packageData: pkg.packageData }, { seed });
+}
+
+export async function engineFromOrg(orgBody: string, seed = 1): Promise<SequencingEngine> {
+  return engineFromXml(manifestXml(orgBody), seed);
+}
+
+export const ADL_MANIFEST_DIRS = (): string[] =>
+  require('node:fs')
+    .readdirSync(SCORM_4ED_MANIFESTS_DIR)
+    .filter((d: string) => d.startsWith('LMSTestPackage_'))
+    .sort() as string[];
+
+export async function adlEngine(testCase: string, seed = 1): Promise<SequencingEngine> {
+  const xml = readFileSync(join(SCORM_4ED_MANIFESTS_DIR, `LMSTestPackage_${testCase}`, 'imsmanifest.xml'), 'utf8');
+  return engineFromXml(xml, seed);
+}
+
+/** Delivers, then reports the SCO's results, and returns the next delivery (or "END" / the error code). */
+export function step(engine: SequencingEngine, req: NavigationRequest | string, results?: RuntimeResults): string {
+  const cur = engine.currentActivity;
+  if (cur && results) engine.reportRuntime(cur, results);
+  const r = engine.navigate(req);
+  if (r.error) return `ERR ${r.error.code}`;
+  if (r.ended) return 'END';
+  return r.deliver ?? 'NONE';
+}
