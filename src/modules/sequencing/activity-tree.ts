@@ -156,6 +156,7 @@ export class ActivityTree {
   readObjective(id: string, o: ObjectiveDefinition): ObjectiveState {
     const localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
     const out = { ...localState };
+    if (!this.a(id).tracked) return out; // an untracked activity has no objective information, shared or not
     for (const m of o.maps) {
       const g = this.state.globalObjectives[m.targetObjectiveID];
       if (!g) continue;
@@ -188,6 +189,7 @@ export class ActivityTree {
     Object.assign(st, patch);
     for (const m of o.maps) {
       const g = this.global(m.targetObjectiveID);
+      const before = JSON.stringify(g);
       if (m.writeSatisfiedStatus && patch.progressStatus !== undefined && st.progressStatus) {
         g.progressStatus = true;
         g.satisfiedStatus = st.satisfiedStatus;
@@ -207,6 +209,7 @@ export class ActivityTree {
       if (m.writeRawScore && patch.rawScore !== undefined) g.rawScore = st.rawScore;
       if (m.writeMinScore && patch.minScore !== undefined) g.minScore = st.minScore;
       if (m.writeMaxScore && patch.maxScore !== undefined) g.maxScore = st.maxScore;
+      if (JSON.stringify(g) !== before) this.changedGlobals.add(m.targetObjectiveID);
     }
   }
   primaryStatus(id: string): ObjectiveState {
@@ -218,6 +221,12 @@ export class ActivityTree {
   /** Attempt completion as the sequencer sees it: local, else read through the primary objective's completion map. */
   completion(id: string): { known: boolean; completed: boolean } {
     const s = this.s(id);
+    const a = this.a(id);
+    if (a.completedByMeasure) {
+      // 4th edition completion threshold: a known progress measure (local or read) decides.
+      const amount = this.progressAmount(id);
+      return amount.known ? { known: true, completed: amount.amount >= a.minProgressMeasure } : { known: false, completed: false };
+    }
     if (s.attemptProgressStatus) return { known: true, completed: s.attemptCompletionStatus };
     const p = this.primaryStatus(id);
     if (p.completionKnown) return { known: true, completed: !!p.completed };
@@ -350,8 +359,33 @@ export class ActivityTree {
 
   // ---- RB.1.x rollup ----
 
-  /** RB.1.5 Overall Rollup Process: from the activity up to the root. */
+  /** Global objectives written since the last rollup of the activities that read them. */
+  private changedGlobals = new Set<string>();
+  private rollingUp = false;
+
+  /**
+   * RB.1.5 Overall Rollup Process: from the activity up to the root. Activities elsewhere in the tree that read a
+   * global objective this rollup wrote are rolled up too, so their status reflects the shared objective at once.
+   */
   overallRollup(id: string): void {
+    this.rollupPath(id);
+    if (this.rollingUp) return;
+    this.rollingUp = true;
+    try {
+      for (let pass = 0; pass < 5 && this.changedGlobals.size; pass++) {
+        const changed = new Set(this.changedGlobals);
+        this.changedGlobals.clear();
+        for (const x of this.def.order) {
+          if (this.a(x).objectives.some((o) => o.maps.some((m) => changed.has(m.targetObjectiveID)))) this.rollupPath(x);
+        }
+      }
+    } finally {
+      this.changedGlobals.clear();
+      this.rollingUp = false;
+    }
+  }
+
+  private rollupPath(id: string): void {
     for (const x of this.pathToRoot(id)) {
       if (!this.isLeaf(x)) {
         this.measureRollup(x);
@@ -445,27 +479,26 @@ export class ActivityTree {
     const rules = this.a(id).rollupRules;
     const satisfaction = action === 'satisfied' || action === 'notSatisfied';
     const family = rules.filter((r) => (satisfaction ? r.action === 'satisfied' || r.action === 'notSatisfied' : r.action === 'completed' || r.action === 'incomplete'));
-    const own = family.filter((r) => r.action === action);
-    if (own.length || rules.some((r) => r.action === action)) return own;
-    // Default rollup rules (SN book 4.6.x): all children satisfied → satisfied; all children with a known status →
-    // not satisfied; all children completed → completed; all children with known progress → incomplete.
-    const dflt = (condition: string): RollupRule => ({
+    if (family.length) return family.filter((r) => r.action === action);
+    // Default rollup rules, when the activity has no rule for the satisfaction (resp. completion) actions: all
+    // children satisfied → satisfied; all children not satisfied or attempted → not satisfied; likewise completion.
+    const dflt = (conditions: RollupRule['conditions']): RollupRule => ({
       childActivitySet: 'all',
       minimumCount: 0,
       minimumPercent: 0,
       combination: 'any',
-      conditions: [{ condition, not: false }],
+      conditions,
       action,
     });
     switch (action) {
       case 'satisfied':
-        return [dflt('satisfied')];
+        return [dflt([{ condition: 'satisfied', not: false }])];
       case 'notSatisfied':
-        return [dflt('objectiveStatusKnown')];
+        return [dflt([{ condition: 'satisfied', not: true }, { condition: 'attempted', not: false }])];
       case 'completed':
-        return [dflt('completed')];
+        return [dflt([{ condition: 'completed', not: false }])];
       default:
-        return [dflt('activityProgressKnown')];
+        return [dflt([{ condition: 'completed', not: true }, { condition: 'attempted', not: false }])];
     }
   }
 
@@ -479,7 +512,7 @@ export class ActivityTree {
         // RB.1.4.1 Evaluate Rollup Conditions Subprocess
         bag.push(this.combine(rule.conditions.map((cond) => this.rollupCondition(c, cond)), rule.combination));
       }
-      if (bag.length === 0) continue;
+      // "all" and "none" hold for an empty bag (no False and no Unknown in it), as the book words them.
       const trues = bag.filter((v) => v === true).length;
       let fire = false;
       switch (rule.childActivitySet) {
@@ -496,7 +529,7 @@ export class ActivityTree {
           fire = trues >= rule.minimumCount;
           break;
         case 'atLeastPercent':
-          fire = trues / bag.length >= rule.minimumPercent - 1e-9;
+          fire = bag.length > 0 && trues / bag.length >= rule.minimumPercent - 1e-9;
           break;
       }
       if (fire) return true;

@@ -3,7 +3,7 @@
  * request (TB.2.x, UP.3, UP.4), sequencing request (SB.2.x), delivery request (DB.1.1, DB.2, DB.2.1) and
  * selection/randomization (SR.1, SR.2). Pure functions of an ActivityTree; errors carry the book's exception codes.
  */
-import type { ActivityTree } from './activity-tree';
+import { objectiveKey, type ActivityTree } from './activity-tree';
 
 export type NavigationRequestType =
   | 'start'
@@ -253,12 +253,15 @@ export class SequencingProcesses {
     const s = t.s(id);
     if (t.isLeaf(id)) {
       if (a.tracked && !s.isSuspended) {
-        if (!a.completionSetByContent && !s.attemptProgressStatus) t.setCompletion(id, true, true);
-        if (!a.objectiveSetByContent) {
-          const primary = t.primaryObjective(id);
-          const local = s.objectives[primary.primary && !primary.id ? '#primary' : primary.id];
-          if (!local?.progressStatus) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
+        const local = s.objectives[objectiveKey(t.primaryObjective(id))];
+        if (!a.completionSetByContent && !s.attemptProgressStatus) {
+          // The objective's own completion (cmi.objectives.n for the primary objective) is what its maps wrote.
+          if (local?.completionKnown) {
+            s.attemptProgressStatus = true;
+            s.attemptCompletionStatus = true;
+          } else t.setCompletion(id, true, true);
         }
+        if (!a.objectiveSetByContent && !local?.progressStatus) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
       }
     } else {
       s.isSuspended = t.children(id).some((c) => t.s(c).isSuspended);
