@@ -481,7 +481,7 @@ export class ActivityTree {
     const family = rules.filter((r) => (satisfaction ? r.action === 'satisfied' || r.action === 'notSatisfied' : r.action === 'completed' || r.action === 'incomplete'));
     if (family.length) return family.filter((r) => r.action === action);
     // Default rollup rules, when the activity has no rule for the satisfaction (resp. completion) actions: all
-    // children satisfied → satisfied; all children not satisfied or attempted → not satisfied; likewise completion.
+    // children satisfied → satisfied; all children with a known status → not satisfied; likewise completion.
     const dflt = (conditions: RollupRule['conditions']): RollupRule => ({
       childActivitySet: 'all',
       minimumCount: 0,
@@ -494,11 +494,11 @@ export class ActivityTree {
       case 'satisfied':
         return [dflt([{ condition: 'satisfied', not: false }])];
       case 'notSatisfied':
-        return [dflt([{ condition: 'satisfied', not: true }, { condition: 'attempted', not: false }])];
+        return [dflt([{ condition: 'objectiveStatusKnown', not: false }])];
       case 'completed':
         return [dflt([{ condition: 'completed', not: false }])];
       default:
-        return [dflt([{ condition: 'completed', not: true }, { condition: 'attempted', not: false }])];
+        return [dflt([{ condition: 'activityProgressKnown', not: false }])];
     }
   }
 

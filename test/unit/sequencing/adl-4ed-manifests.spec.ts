@@ -38,7 +38,14 @@ async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
   const byNumber = (n: string): string =>
     data.order.find((id) => data.activities[id].title.trim() === `Activity ${n}`) ?? data.order[Number(n)] ?? `#${n}`;
   const resolve = (req: string): string => req.replace(/#(\d+)/, (_m, n: string) => byNumber(n));
-  let r = engine.navigate(resolve(sc.start));
+  // Where flow cannot start the course the LMS shows its table of contents and the learner picks the first entry.
+  const begin = (req: string): ReturnType<SequencingEngine['navigate']> => {
+    const first = engine.navigate(req);
+    if (!first.error || req !== 'start') return first;
+    const pick = engine.validRequests().choice.find((id) => data.activities[id].children.length === 0);
+    return pick ? engine.navigate({ type: 'choice', target: pick }) : first;
+  };
+  let r = begin(resolve(sc.start));
   for (let i = 0; i < sc.steps.length; i++) {
     const step = { ...sc.steps[i], deliver: resolve(sc.steps[i].deliver) };
     if (r.deliver !== step.deliver) return `visit ${i + 1}: expected ${step.deliver}, got ${JSON.stringify(r)}`;
@@ -59,11 +66,11 @@ async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
         objectives: Object.entries(objectives ?? {}).map(([id, v]) => ({ ...v, id: id === 'PRIMARYOBJ' ? primaryId : id })),
       });
     }
-    r = request ? engine.navigate(resolve(request)) : { ended: true };
+    r = request ? engine.navigate(resolve(request)) : engine.navigate('exitAll');
     if (relaunch(step.ui) && !r.deliver) {
       // The learner closes the course and launches it again: a new sequencing session on the stored state.
       engine = SequencingEngine.restore(data, JSON.stringify(engine.serialize()));
-      r = engine.navigate(engine.suspendedActivity ? 'resumeAll' : 'start');
+      r = begin(engine.suspendedActivity ? 'resumeAll' : 'start');
     }
     if (i === sc.steps.length - 1 && !r.ended) return `after the last visit: expected the session to end, got ${JSON.stringify(r)}`;
   }
