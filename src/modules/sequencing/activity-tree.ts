@@ -153,10 +153,11 @@ export class ActivityTree {
     return (this.state.globalObjectives[target] ??= emptyObjective());
   }
   /** The objective as the sequencer sees it: local values, overridden by a read map whose global value is known. */
-  readObjective(id: string, o: ObjectiveDefinition): ObjectiveState {
+  readObjective(id: string, o: ObjectiveDefinition, forRuntime = false): ObjectiveState {
     const localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
     const out = { ...localState };
-    if (!this.a(id).tracked) return out; // an untracked activity has no objective information, shared or not
+    // An untracked activity has no objective information for sequencing; its SCO still sees the shared values.
+    if (!this.a(id).tracked && !forRuntime) return out;
     for (const m of o.maps) {
       const g = this.state.globalObjectives[m.targetObjectiveID];
       if (!g) continue;

@@ -163,6 +163,18 @@ const num = (v: string | undefined, dflt: number): number => {
   return Number.isFinite(n) ? n : dflt;
 };
 
+/** Objective ids are xs:anyURI: whitespace collapses, %-escapes stand for their characters. */
+function objectiveId(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  let d = v;
+  try {
+    d = decodeURIComponent(v);
+  } catch {
+    // not a valid escape sequence: compare as written
+  }
+  return d.replace(/\s+/g, ' ').trim();
+}
+
 /** xs:duration (`PT1H30M`, `P1DT2S`) in seconds; undefined when it does not parse. */
 export function durationSeconds(v: string | undefined): number | undefined {
   if (!v) return undefined;
@@ -193,7 +205,7 @@ function parseRules(seq: Node | undefined, kind: string): SequencingRule[] {
       conditions: kids(conds, 'ruleCondition').map((c) => ({
         condition: attr(c, 'condition') ?? 'always',
         not: attr(c, 'operator') === 'not',
-        referencedObjective: attr(c, 'referencedObjective') || undefined,
+        referencedObjective: objectiveId(attr(c, 'referencedObjective')) || undefined,
         measureThreshold: num(attr(c, 'measureThreshold'), 0),
       })),
       action: attr(kid(r, 'ruleAction'), 'action') ?? '',
@@ -218,7 +230,7 @@ function parseRollupRules(rr: Node | undefined): RollupRule[] {
 
 function parseMap(m: Node): ObjectiveMap {
   return {
-    targetObjectiveID: attr(m, 'targetObjectiveID') ?? '',
+    targetObjectiveID: objectiveId(attr(m, 'targetObjectiveID')) ?? '',
     readSatisfiedStatus: bool(attr(m, 'readSatisfiedStatus'), true),
     readNormalizedMeasure: bool(attr(m, 'readNormalizedMeasure'), true),
     writeSatisfiedStatus: bool(attr(m, 'writeSatisfiedStatus'), false),
@@ -249,7 +261,7 @@ function parseObjectives(seq: Node | undefined): ObjectiveDefinition[] {
   const extended = (seq?.children ?? []).find((c) => c.name === 'adlseq:objectives');
   const out: ObjectiveDefinition[] = [];
   const one = (o: Node, primary: boolean): ObjectiveDefinition => ({
-    id: attr(o, 'objectiveID') ?? '',
+    id: objectiveId(attr(o, 'objectiveID')) ?? '',
     primary,
     satisfiedByMeasure: bool(attr(o, 'satisfiedByMeasure'), false),
     minNormalizedMeasure: num(kid(o, 'minNormalizedMeasure')?.text, 1),
@@ -260,10 +272,10 @@ function parseObjectives(seq: Node | undefined): ObjectiveDefinition[] {
   for (const o of kids(objs, 'objective')) out.push(one(o, false));
   // adlseq:objectives (4th edition): extended map info, matched by objectiveID and targetObjectiveID.
   for (const ao of kids(extended, 'objective')) {
-    const def = out.find((d) => d.id === attr(ao, 'objectiveID'));
+    const def = out.find((d) => d.id === objectiveId(attr(ao, 'objectiveID')));
     if (!def) continue;
     for (const m of kids(ao, 'mapInfo')) {
-      const target = attr(m, 'targetObjectiveID') ?? '';
+      const target = objectiveId(attr(m, 'targetObjectiveID')) ?? '';
       let map = def.maps.find((x) => x.targetObjectiveID === target);
       if (!map) {
         map = parseMap({ attributes: { targetObjectiveID: target, readSatisfiedStatus: 'false', readNormalizedMeasure: 'false' } });

@@ -233,7 +233,7 @@ export class SequencingEngine {
   objectiveData(activityId: string): Record<string, ObjectiveState> {
     const t = this.tree;
     if (!t.has(activityId)) return {};
-    return Object.fromEntries(t.a(activityId).objectives.map((o) => [o.primary && !o.id ? '' : o.id, t.readObjective(activityId, o)]));
+    return Object.fromEntries(t.a(activityId).objectives.map((o) => [o.primary && !o.id ? '' : o.id, t.readObjective(activityId, o, true)]));
   }
 
   /** The rolled-up status of an activity. */
