@@ -181,6 +181,12 @@ export class ActivityTree {
       if (m.readMinScore && g.minScore !== undefined && localState.minScore === undefined) out.minScore = g.minScore;
       if (m.readMaxScore && g.maxScore !== undefined && localState.maxScore === undefined) out.maxScore = g.maxScore;
     }
+    // An objective satisfied by measure is judged on its (possibly read) measure; a cluster's primary objective is
+    // judged by the rollup (RB.1.2a) instead.
+    if (o.satisfiedByMeasure && out.measureStatus && (this.isLeaf(id) || !o.primary)) {
+      out.progressStatus = true;
+      out.satisfiedStatus = out.normalizedMeasure >= o.minNormalizedMeasure;
+    }
     return out;
   }
   /** Sets local objective data and writes what the write maps allow to the global objectives. */
@@ -191,17 +197,18 @@ export class ActivityTree {
     for (const m of o.maps) {
       const g = this.global(m.targetObjectiveID);
       const before = JSON.stringify(g);
-      if (m.writeSatisfiedStatus && patch.progressStatus !== undefined && st.progressStatus) {
-        g.progressStatus = true;
-        g.satisfiedStatus = st.satisfiedStatus;
+      // Writes carry "unknown" too: a SCO that resets its status clears the shared objective.
+      if (m.writeSatisfiedStatus && patch.progressStatus !== undefined) {
+        g.progressStatus = st.progressStatus;
+        g.satisfiedStatus = st.progressStatus && st.satisfiedStatus;
       }
-      if (m.writeNormalizedMeasure && patch.measureStatus !== undefined && st.measureStatus) {
-        g.measureStatus = true;
-        g.normalizedMeasure = st.normalizedMeasure;
+      if (m.writeNormalizedMeasure && patch.measureStatus !== undefined) {
+        g.measureStatus = st.measureStatus;
+        g.normalizedMeasure = st.measureStatus ? st.normalizedMeasure : 0;
       }
-      if (m.writeCompletionStatus && patch.completionKnown !== undefined && st.completionKnown) {
-        g.completionKnown = true;
-        g.completed = st.completed;
+      if (m.writeCompletionStatus && patch.completionKnown !== undefined) {
+        g.completionKnown = st.completionKnown;
+        g.completed = !!st.completionKnown && !!st.completed;
       }
       if (m.writeProgressMeasure && patch.progressMeasureKnown !== undefined && st.progressMeasureKnown) {
         g.progressMeasureKnown = true;
@@ -237,7 +244,7 @@ export class ActivityTree {
     const s = this.s(id);
     s.attemptProgressStatus = known;
     s.attemptCompletionStatus = known && completed;
-    if (known) this.setPrimary(id, { completionKnown: true, completed });
+    this.setPrimary(id, { completionKnown: known, completed: known && completed });
   }
   progressAmount(id: string): { known: boolean; amount: number } {
     const s = this.s(id);

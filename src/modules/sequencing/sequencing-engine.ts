@@ -216,7 +216,12 @@ export class SequencingEngine {
       let os = o.successStatus;
       if (def.satisfiedByMeasure && o.scoreScaled !== undefined) os = o.scoreScaled >= def.minNormalizedMeasure ? 'passed' : 'failed';
       if (os === 'passed' || os === 'failed') Object.assign(patch, { progressStatus: true, satisfiedStatus: os === 'passed' });
-      if (o.completionStatus === 'completed' || o.completionStatus === 'incomplete') Object.assign(patch, { completionKnown: true, completed: o.completionStatus === 'completed' });
+      else if (os === 'unknown') Object.assign(patch, { progressStatus: false, satisfiedStatus: false });
+      // For the primary objective cmi.completion_status, when the SCO set it, wins over cmi.objectives.n.completion_status.
+      const primaryCompletion = def === primary && completion !== undefined;
+      if (o.completionStatus && o.completionStatus !== 'unknown' && !primaryCompletion) {
+        Object.assign(patch, { completionKnown: true, completed: o.completionStatus === 'completed' });
+      } else if (o.completionStatus === 'unknown' && !primaryCompletion) Object.assign(patch, { completionKnown: false, completed: false });
       if (o.progressMeasure !== undefined) Object.assign(patch, { progressMeasureKnown: true, progressMeasure: o.progressMeasure });
       if (o.scoreRaw !== undefined) patch.rawScore = o.scoreRaw;
       if (o.scoreMin !== undefined) patch.minScore = o.scoreMin;

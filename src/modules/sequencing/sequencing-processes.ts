@@ -255,8 +255,8 @@ export class SequencingProcesses {
       if (a.tracked && !s.isSuspended) {
         const local = s.objectives[objectiveKey(t.primaryObjective(id))];
         if (!a.completionSetByContent && !s.attemptProgressStatus) {
-          // The objective's own completion (cmi.objectives.n for the primary objective) is what its maps wrote.
-          if (local?.completionKnown) {
+          // Completion the SCO reported (even "unknown") is what the maps wrote; the default stays with the attempt.
+          if (local?.completionKnown !== undefined) {
             s.attemptProgressStatus = true;
             s.attemptCompletionStatus = true;
           } else t.setCompletion(id, true, true);
