@@ -22,7 +22,8 @@ export type RuleConditionType =
   | 'never';
 
 export interface RuleCondition {
-  condition: RuleConditionType | string;
+  /** A RuleConditionType; unknown vocabulary evaluates to unknown. */
+  condition: string;
   not: boolean;
   referencedObjective?: string;
   measureThreshold: number;
@@ -44,7 +45,8 @@ export type RuleAction =
 export interface SequencingRule {
   combination: 'all' | 'any';
   conditions: RuleCondition[];
-  action: RuleAction | string;
+  /** A RuleAction; unknown vocabulary never fires. */
+  action: string;
 }
 
 export type RollupAction = 'satisfied' | 'notSatisfied' | 'completed' | 'incomplete';

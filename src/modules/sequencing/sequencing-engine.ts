@@ -133,7 +133,7 @@ export class SequencingEngine {
   /** OP.1 Overall Sequencing Process for one navigation request. */
   navigate(request: NavigationRequest | string): NavigationResult {
     const req = typeof request === 'string' ? parseNavigationRequest(request) : request;
-    if (!req) return { error: { code: 'NB.2.1-13', message: `"${String(request)}" is not a navigation request` } };
+    if (!req) return { error: { code: 'NB.2.1-13', message: `"${typeof request === 'string' ? request : request.type}" is not a navigation request` } };
     const p = new SequencingProcesses(this.tree);
     try {
       const nav = p.navigationRequest(req); // NB.2.1

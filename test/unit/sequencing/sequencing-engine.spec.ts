@@ -1,0 +1,336 @@
+/**
+ * The sequencing engine rule family by rule family, on small hand-written manifests (parsed by the course parser):
+ * each test asserts the learner's path (the activities delivered one after the other) and the rolled-up statuses.
+ */
+import { SequencingEngine } from '../../../src/modules/sequencing/sequencing-engine';
+import { cluster, engineFromOrg, leaf, manifestXml, engineFromXml, sequencing, step } from './sequencing-fixtures';
+
+const flow = sequencing('<imsss:controlMode flow="true"/>');
+const preRule = (conditions: string, action: string, combination = 'all'): string =>
+  `<imsss:preConditionRule><imsss:ruleConditions conditionCombination="${combination}">${conditions}</imsss:ruleConditions><imsss:ruleAction action="${action}"/></imsss:preConditionRule>`;
+const postRule = (conditions: string, action: string): string =>
+  `<imsss:postConditionRule><imsss:ruleConditions>${conditions}</imsss:ruleConditions><imsss:ruleAction action="${action}"/></imsss:postConditionRule>`;
+const exitRule = (conditions: string): string =>
+  `<imsss:exitConditionRule><imsss:ruleConditions>${conditions}</imsss:ruleConditions><imsss:ruleAction action="exit"/></imsss:exitConditionRule>`;
+const cond = (condition: string, extra = ''): string => `<imsss:ruleCondition condition="${condition}" ${extra}/>`;
+const rules = (inner: string): string => `<imsss:sequencingRules>${inner}</imsss:sequencingRules>`;
+
+const passed = { completionStatus: 'completed', successStatus: 'passed' } as const;
+const failed = { completionStatus: 'completed', successStatus: 'failed' } as const;
+
+describe('control modes', () => {
+  it('flow: start, continue and previous walk the tree in order; continue past the end ends the session', async () => {
+    const e = await engineFromOrg(cluster('m1', leaf('a') + leaf('b'), flow) + leaf('c') + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(e.validRequests()).toMatchObject({ continue: true, previous: true, start: false });
+    expect(step(e, 'continue', passed)).toBe('b');
+    expect(step(e, 'previous')).toBe('a');
+    expect(step(e, 'continue')).toBe('b');
+    expect(step(e, 'continue', passed)).toBe('c');
+    expect(e.status('m1')).toMatchObject({ completion: 'completed', success: 'passed' });
+    expect(step(e, 'continue', passed)).toBe('END');
+    expect(e.status('ORG')).toMatchObject({ completion: 'completed', success: 'passed', attempts: 1 });
+  });
+
+  it('flow="false" at the root: start and continue are not valid; the learner chooses', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b'));
+    expect(step(e, 'start')).toMatch(/^ERR SB\.2\./);
+    expect(e.validRequests().choice).toEqual(['a', 'b']);
+    expect(step(e, '{target=b}choice')).toBe('b');
+    expect(step(e, 'continue')).toBe('ERR NB.2.1-4');
+    expect(step(e, '{target=a}choice', passed)).toBe('a');
+    expect(e.status('b').completion).toBe('completed');
+  });
+
+  it('forwardOnly: previous is not valid and is refused', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b') + sequencing('<imsss:controlMode flow="true" forwardOnly="true"/>'));
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue')).toBe('b');
+    expect(e.validRequests().previous).toBe(false);
+    expect(step(e, 'previous')).toBe('ERR NB.2.1-5');
+    expect(e.currentActivity).toBe('b');
+  });
+
+  it('choice="false": no choice into the children, even where flow delivers them', async () => {
+    const e = await engineFromOrg(cluster('m1', leaf('a') + leaf('b'), sequencing('<imsss:controlMode choice="false" flow="true"/>')) + leaf('c') + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(e.validRequests().choice).toEqual(['m1', 'c']);
+    expect(step(e, '{target=b}choice')).toBe('ERR NB.2.1-10');
+    expect(step(e, '{target=c}choice')).toBe('c');
+  });
+
+  it('choiceExit="false": while inside the module, choice cannot leave it', async () => {
+    const e = await engineFromOrg(cluster('m1', leaf('a') + leaf('b'), sequencing('<imsss:controlMode choiceExit="false"/>')) + leaf('c'));
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(e.validRequests().choice).toEqual(['a', 'b']); // m1 itself has no flow to deliver from
+    expect(step(e, '{target=c}choice')).toBe('ERR NB.2.1-8');
+    expect(step(e, '{target=b}choice')).toBe('b');
+  });
+
+  it('constrainChoice: only the activities next to the current one (in flow order) may be chosen', async () => {
+    const e = await engineFromOrg(
+      cluster('m1', leaf('a'), sequencing('<imsss:controlMode flow="true"/><adlseq:constrainedChoiceConsiderations constrainChoice="true"/>')) +
+        cluster('m2', leaf('b'), flow) +
+        cluster('m3', leaf('c'), flow) +
+        flow,
+    );
+    expect(step(e, 'start')).toBe('a');
+    expect(e.validRequests().choice).toEqual(expect.arrayContaining(['m2', 'b']));
+    expect(e.validRequests().choice).not.toContain('c');
+    expect(step(e, '{target=c}choice')).toBe('ERR SB.2.9-8');
+    expect(step(e, '{target=b}choice')).toBe('b');
+  });
+
+  it('preventActivation: an inactive module cannot be entered by choosing one of its children', async () => {
+    const e = await engineFromOrg(
+      leaf('a') + cluster('m1', leaf('b') + leaf('c'), sequencing('<imsss:controlMode flow="true"/><adlseq:constrainedChoiceConsiderations preventActivation="true"/>')) + flow,
+    );
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, '{target=c}choice')).toBe('ERR SB.2.9-6');
+    expect(step(e, '{target=m1}choice')).toBe('b');
+    expect(step(e, '{target=c}choice')).toBe('c');
+  });
+});
+
+describe('sequencing rules', () => {
+  it('precondition skip: flow passes over an activity whose objective is satisfied', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b', sequencing(rules(preRule(cond('satisfied'), 'skip')))) + leaf('c') + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', passed)).toBe('b'); // b is unknown yet: not skipped
+    expect(step(e, 'previous', passed)).toBe('a');
+    expect(step(e, 'continue')).toBe('c'); // b is now satisfied: skipped
+    expect(step(e, 'previous')).toBe('a'); // and skipped backwards too
+  });
+
+  it('precondition disabled and hiddenFromChoice: the table of contents leaves them out, choice is refused', async () => {
+    const e = await engineFromOrg(
+      leaf('a') + leaf('b', sequencing(rules(preRule(cond('always'), 'disabled')))) + leaf('c', sequencing(rules(preRule(cond('always'), 'hiddenFromChoice')))),
+    );
+    expect(e.validRequests().choice).toEqual(['a']);
+    expect(step(e, '{target=b}choice')).toBe('ERR DB.1.1-3');
+    expect(step(e, '{target=c}choice')).toBe('ERR SB.2.9-3');
+    expect(step(e, '{target=a}choice')).toBe('a');
+  });
+
+  it('precondition stopForwardTraversal: choice cannot jump past it, flow stops at it', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b', sequencing(rules(preRule(cond('attempted', 'operator="not"'), 'stopForwardTraversal')))) + leaf('c'));
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(step(e, '{target=c}choice')).toBe('ERR SB.2.9.1-1');
+    expect(step(e, '{target=b}choice')).toBe('b');
+    expect(step(e, '{target=c}choice')).toBe('c');
+  });
+
+  it('post condition retry: a failed module is delivered again from its first activity', async () => {
+    // The module's post condition rules are evaluated when it is exited: its last activity exits its parent.
+    const e = await engineFromOrg(
+      cluster('m1', leaf('a') + leaf('b', sequencing(rules(postRule(cond('always'), 'exitParent')))), sequencing('<imsss:controlMode flow="true"/>' + rules(postRule(cond('satisfied', 'operator="not"'), 'retry')))) + leaf('c') + flow,
+    );
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', passed)).toBe('b');
+    expect(step(e, 'continue', failed)).toBe('a');
+    expect(e.status('m1')).toMatchObject({ attempts: 2, success: 'unknown' });
+    expect(step(e, 'continue', passed)).toBe('b');
+    expect(step(e, 'continue', passed)).toBe('c');
+    expect(e.status('m1')).toMatchObject({ attempts: 2, success: 'passed', completion: 'completed' });
+  });
+
+  it('post condition exitParent and continue: leaving a module early', async () => {
+    const e = await engineFromOrg(
+      cluster('m1', leaf('a', sequencing(rules(postRule(cond('satisfied'), 'exitParent')))) + leaf('b'), flow) + leaf('c', sequencing(rules(postRule(cond('always'), 'previous')))) + flow,
+    );
+    expect(step(e, 'start')).toBe('a');
+    // a passed: exit m1; the continue then flows from m1 to c.
+    expect(step(e, 'continue', passed)).toBe('c');
+    expect(e.status('m1').active).toBe(false);
+    // c's post condition turns the learner's exit into a previous.
+    expect(step(e, 'exit', passed)).toBe('b');
+  });
+
+  it('exit condition rule: a module is exited as soon as its rule holds', async () => {
+    const e = await engineFromOrg(
+      cluster('m1', leaf('a') + leaf('b') + leaf('x'), sequencing('<imsss:controlMode flow="true"/>' + rules(exitRule(cond('satisfied'))) + '<imsss:rollupRules><imsss:rollupRule childActivitySet="any"><imsss:rollupConditions><imsss:rollupCondition condition="satisfied"/></imsss:rollupConditions><imsss:rollupAction action="satisfied"/></imsss:rollupRule></imsss:rollupRules>')) +
+        leaf('c') +
+        flow,
+    );
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', failed)).toBe('b');
+    expect(step(e, 'continue', passed)).toBe('c'); // b satisfied m1 (any child), so m1 exits and x is never seen
+    expect(e.status('x').attempts).toBe(0);
+  });
+});
+
+describe('limit conditions', () => {
+  it('attemptLimit: after the allowed attempts the activity is no longer delivered', async () => {
+    const e = await engineFromOrg(leaf('a', sequencing('<imsss:limitConditions attemptLimit="1"/>')) + leaf('b'));
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(step(e, '{target=b}choice', passed)).toBe('b');
+    expect(e.validRequests().choice).toEqual(['b']);
+    expect(step(e, '{target=a}choice')).toBe('ERR DB.1.1-3');
+  });
+
+  it('attemptAbsoluteDurationLimit: an attempt that used up its time limit is not delivered again', async () => {
+    const e = await engineFromOrg(leaf('a', sequencing('<imsss:limitConditions attemptAbsoluteDurationLimit="PT1M"/>')) + leaf('b'));
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(step(e, '{target=b}choice', { completionStatus: 'incomplete', attemptDurationSeconds: 30 })).toBe('b');
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(step(e, '{target=b}choice', { completionStatus: 'incomplete', attemptDurationSeconds: 61 })).toBe('b');
+    expect(step(e, '{target=a}choice')).toBe('ERR DB.1.1-3');
+  });
+});
+
+describe('rollup', () => {
+  const rollupRule = (set: string, condition: string, action: string, extra = ''): string =>
+    `<imsss:rollupRule childActivitySet="${set}" ${extra}><imsss:rollupConditions><imsss:rollupCondition condition="${condition}"/></imsss:rollupConditions><imsss:rollupAction action="${action}"/></imsss:rollupRule>`;
+
+  it('default rules: satisfied and completed when all children are; not satisfied once all are known', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b') + leaf('c') + flow);
+    step(e, 'start');
+    step(e, 'continue', passed);
+    expect(e.status('ORG')).toMatchObject({ success: 'unknown', completion: 'unknown' });
+    step(e, 'continue', failed);
+    expect(step(e, 'exitAll', passed)).toBe('END');
+    expect(e.status('ORG')).toMatchObject({ success: 'failed', completion: 'completed' });
+  });
+
+  it('atLeastCount rule and rollupObjectiveSatisfied="false" (a child that does not count)', async () => {
+    const e = await engineFromOrg(
+      leaf('a') +
+        leaf('b') +
+        leaf('c', sequencing('<imsss:rollupRules rollupObjectiveSatisfied="false"/>')) +
+        sequencing(`<imsss:controlMode flow="true"/><imsss:rollupRules>${rollupRule('atLeastCount', 'satisfied', 'satisfied', 'minimumCount="2"')}</imsss:rollupRules>`),
+    );
+    step(e, 'start');
+    step(e, 'continue', passed);
+    expect(e.status('ORG').success).toBe('unknown');
+    step(e, 'continue', passed);
+    expect(e.status('ORG').success).toBe('passed');
+  });
+
+  it('measure rollup with objectiveMeasureWeight, satisfied by measure at the root', async () => {
+    const xml = manifestXml(
+      leaf('a', sequencing('<imsss:rollupRules objectiveMeasureWeight="0.25"/>')) +
+        leaf('b', sequencing('<imsss:rollupRules objectiveMeasureWeight="0.75"/>')) +
+        sequencing(
+          '<imsss:controlMode flow="true"/><imsss:objectives><imsss:primaryObjective objectiveID="root" satisfiedByMeasure="true"><imsss:minNormalizedMeasure>0.6</imsss:minNormalizedMeasure></imsss:primaryObjective></imsss:objectives>',
+        ),
+    );
+    const e = await engineFromXml(xml);
+    step(e, 'start');
+    step(e, 'continue', { ...passed, scoreScaled: 1 });
+    expect(e.status('ORG')).toMatchObject({ scaledScore: 0.25, success: 'failed' });
+    step(e, 'exitAll', { ...failed, scoreScaled: 0.5 });
+    expect(e.status('ORG').scaledScore).toBeCloseTo(0.625);
+    expect(e.status('ORG').success).toBe('passed');
+  });
+
+  it('4th edition completion by measure with progressWeight', async () => {
+    const xml = manifestXml(
+      leaf('a', '<adlcp:completionThreshold progressWeight="3"/>') + leaf('b', '<adlcp:completionThreshold progressWeight="1"/>') + flow,
+    ).replace('<title>Course</title>', '<title>Course</title><adlcp:completionThreshold completedByMeasure="true" minProgressMeasure="0.7"/>');
+    const e = await engineFromXml(xml);
+    step(e, 'start');
+    step(e, 'continue', { completionStatus: 'incomplete', progressMeasure: 0.8 });
+    // (0.8 × 3 + unknown) / (3 + 1): every tracked child's weight counts (RB.1.1b)
+    expect(e.status('ORG').progressMeasure).toBeCloseTo(0.6);
+    expect(e.status('ORG').completion).toBe('incomplete');
+    e.reportRuntime('b', { completionStatus: 'incomplete', progressMeasure: 0.6 });
+    expect(e.status('ORG').progressMeasure).toBeCloseTo(0.75);
+    expect(e.status('ORG').completion).toBe('completed');
+  });
+
+  it('requiredForSatisfied="ifAttempted": an unattempted child does not hold the parent back', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b', sequencing('<adlseq:rollupConsiderations requiredForSatisfied="ifAttempted"/>')));
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(step(e, 'exitAll', passed)).toBe('END');
+    expect(e.status('ORG').success).toBe('passed');
+  });
+});
+
+describe('objectives', () => {
+  it('global objectives: one activity writes, another reads (and is skipped), the SCO sees the shared value', async () => {
+    const map = (target: string, write: boolean): string =>
+      `<imsss:objectives><imsss:primaryObjective objectiveID="p"/><imsss:objective objectiveID="o1"><imsss:mapInfo targetObjectiveID="${target}" ${write ? 'writeSatisfiedStatus="true" writeNormalizedMeasure="true"' : ''}/></imsss:objective></imsss:objectives>`;
+    const e = await engineFromOrg(
+      leaf('a', sequencing(map('g1', true))) + leaf('b', sequencing(rules(preRule(cond('satisfied', 'referencedObjective="o1"'), 'skip')) + map('g1', false))) + leaf('c') + flow,
+    );
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', { ...passed, objectives: [{ id: 'o1', successStatus: 'passed', scoreScaled: 0.9 }] })).toBe('c');
+    expect(e.globalObjectives().g1).toMatchObject({ progressStatus: true, satisfiedStatus: true, measureStatus: true, normalizedMeasure: 0.9 });
+    expect(e.objectiveData('b').o1).toMatchObject({ progressStatus: true, satisfiedStatus: true });
+  });
+
+  it('4th edition extended map info: completion status shared through adlseq:mapInfo', async () => {
+    const ext = (write: boolean): string =>
+      `<imsss:objectives><imsss:primaryObjective objectiveID="p"/></imsss:objectives><adlseq:objectives><adlseq:objective objectiveID="p"><adlseq:mapInfo targetObjectiveID="g" ${write ? 'writeCompletionStatus="true"' : ''}/></adlseq:objective></adlseq:objectives>`;
+    const e = await engineFromOrg(leaf('a', sequencing(ext(true))) + leaf('b', sequencing(rules(preRule(cond('completed'), 'skip')) + ext(false))) + leaf('c') + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', { completionStatus: 'completed' })).toBe('c');
+    expect(e.status('b').completion).toBe('completed');
+  });
+});
+
+describe('randomization and selection', () => {
+  const course = cluster(
+    'pool',
+    ['q1', 'q2', 'q3', 'q4', 'q5'].map((q) => leaf(q)).join(''),
+    sequencing('<imsss:controlMode flow="true"/><imsss:randomizationControls selectCount="3" selectionTiming="once" reorderChildren="true" randomizationTiming="once"/>'),
+  ) + flow;
+
+  it('selects and reorders children once, the same way for the same seed', async () => {
+    const a = await engineFromOrg(course, 42);
+    const b = await engineFromOrg(course, 42);
+    expect(a.availableChildren('pool')).toHaveLength(3);
+    expect(a.availableChildren('pool')).toEqual(b.availableChildren('pool'));
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 20; seed++) seen.add((await engineFromOrg(course, seed)).availableChildren('pool').join());
+    expect(seen.size).toBeGreaterThan(3);
+  });
+
+  it('the learner path follows the selected order; unselected questions cannot be chosen; restore keeps the order', async () => {
+    const e = await engineFromOrg(course, 7);
+    const order = e.availableChildren('pool');
+    const restored = SequencingEngine.restore(e.definition, JSON.stringify(e.serialize()));
+    expect(restored.availableChildren('pool')).toEqual(order);
+    expect(step(e, 'start')).toBe(order[0]);
+    expect(step(e, 'continue', passed)).toBe(order[1]);
+    expect(step(e, 'continue', passed)).toBe(order[2]);
+    const left = ['q1', 'q2', 'q3', 'q4', 'q5'].find((q) => !order.includes(q)) as string;
+    expect(step(e, `{target=${left}}choice`)).toBe('ERR SB.2.9-2');
+    expect(step(e, 'continue', passed)).toBe('END');
+    expect(e.status('pool')).toMatchObject({ success: 'passed', completion: 'completed' });
+  });
+});
+
+describe('suspend all, resume all, jump, exit and abandon', () => {
+  it('suspend all keeps the place; a restored engine resumes there', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b') + leaf('c') + flow);
+    step(e, 'start');
+    step(e, 'continue', passed);
+    expect(e.validRequests().suspendAll).toBe(true);
+    expect(step(e, 'suspendAll', { completionStatus: 'incomplete', exit: 'suspend' })).toBe('END');
+    expect(e.suspendedActivity).toBe('b');
+    const saved = JSON.stringify(e.serialize());
+    const r = SequencingEngine.restore(e.definition, saved);
+    expect(r.validRequests()).toMatchObject({ resumeAll: true, start: true });
+    expect(step(r, 'resumeAll')).toBe('b');
+    expect(r.status('b')).toMatchObject({ attempts: 1, completion: 'incomplete', suspended: false });
+    expect(step(r, 'continue', passed)).toBe('c');
+  });
+
+  it('jump (4th edition) goes to any available activity, even where choice is off', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b') + leaf('c') + sequencing('<imsss:controlMode choice="false" flow="true"/>'));
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, '{target=c}choice')).toBe('ERR NB.2.1-10');
+    expect(e.validRequests().jump).toEqual(['a', 'b', 'c']);
+    expect(step(e, '{target=c}jump', passed)).toBe('c');
+    expect(step(e, '{target=nope}jump')).toBe('ERR NB.2.1-11');
+  });
+
+  it('abandon ends the attempt without the default completion; exit all then ends the session', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b') + flow);
+    step(e, 'start');
+    expect(step(e, 'abandon')).toBe('NONE');
+    expect(e.status('a')).toMatchObject({ completion: 'unknown', active: false });
+    expect(step(e, 'exitAll')).toBe('END');
+  });
+});
