@@ -23,6 +23,8 @@ interface Step {
 }
 interface Scenario {
   start: string;
+  /** "manualTT": the learner ends each visit with the LMS's buttons, which override the SCO's adl.nav.request. */
+  tt?: string;
   steps: Step[];
 }
 
@@ -56,7 +58,9 @@ async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
       const success = got.progressStatus ? (got.satisfiedStatus ? 'passed' : 'failed') : 'unknown';
       if (want.success && want.success !== success) return `visit ${i + 1} (${step.deliver}): objective ${objId} reads ${success}, expected ${want.success}`;
     }
-    const request = step.nav && step.nav !== '_none_' ? step.nav : step.ui && !step.ui.startsWith('other:') ? step.ui : undefined;
+    const ui = step.ui && !step.ui.startsWith('other:') ? step.ui : undefined;
+    const nav = step.nav && step.nav !== '_none_' ? step.nav : undefined;
+    const request = (sc.tt ?? '').includes('manualTT') ? ui ?? nav : nav ?? ui;
     if (!request && !relaunch(step.ui)) return `visit ${i + 1}: no navigation request the model can replay (${step.ui ?? 'none'})`;
     if (!request || !/^abandon/.test(request)) {
       const { objectives, ...rest } = step.set ?? {};
