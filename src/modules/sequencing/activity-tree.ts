@@ -33,6 +33,9 @@ export interface ActivityState {
   attemptExperiencedDuration: number;
   isActive: boolean;
   isSuspended: boolean;
+  /** The SCO reported cmi.completion_status / cmi.success_status in this attempt (even "unknown"). */
+  completionReported?: boolean;
+  successReported?: boolean;
   objectives: Record<string, ObjectiveState>;
   /** The activity's available children after selection and randomization (SR.1, SR.2). */
   availableChildren: string[];
@@ -262,6 +265,8 @@ export class ActivityTree {
     s.attemptCompletionAmountStatus = false;
     s.attemptCompletionAmount = 0;
     s.attemptExperiencedDuration = 0;
+    s.completionReported = false;
+    s.successReported = false;
     for (const o of this.a(id).objectives) s.objectives[objectiveKey(o)] = emptyObjective();
   }
 

@@ -190,6 +190,8 @@ export class SequencingEngine {
       s.attemptCompletionAmount = r.progressMeasure;
       t.setPrimary(activityId, { progressMeasureKnown: true, progressMeasure: r.progressMeasure });
     }
+    if (r.completionStatus !== undefined) s.completionReported = true;
+    if (r.successStatus !== undefined) s.successReported = true;
     let completion = r.completionStatus;
     if (a.completedByMeasure && r.progressMeasure !== undefined) completion = r.progressMeasure >= a.minProgressMeasure ? 'completed' : 'incomplete';
     if (completion === 'completed') t.setCompletion(activityId, true, true);

@@ -254,14 +254,15 @@ export class SequencingProcesses {
     if (t.isLeaf(id)) {
       if (a.tracked && !s.isSuspended) {
         const local = s.objectives[objectiveKey(t.primaryObjective(id))];
-        if (!a.completionSetByContent && !s.attemptProgressStatus) {
+        // A status the SCO reported, even "unknown", is the content's: the defaults fill in only what it never set.
+        if (!a.completionSetByContent && !s.attemptProgressStatus && !s.completionReported) {
           // Completion the SCO reported (even "unknown") is what the maps wrote; the default stays with the attempt.
           if (local?.completionKnown !== undefined) {
             s.attemptProgressStatus = true;
             s.attemptCompletionStatus = true;
           } else t.setCompletion(id, true, true);
         }
-        if (!a.objectiveSetByContent && !local?.progressStatus) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
+        if (!a.objectiveSetByContent && !local?.progressStatus && !s.successReported) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
       }
     } else {
       s.isSuspended = t.children(id).some((c) => t.s(c).isSuspended);
