@@ -148,7 +148,11 @@ export class SequencingProcesses {
         for (;;) {
           const post = this.postConditionRules(); // TB.2.2
           seqReq = post.sequencing;
-          if (post.termination === 'exitAll') return this.terminationRequest('exitAll') ?? post.sequencing;
+          // exitAll from a post condition (retryAll keeps its retry, now of the root).
+          if (post.termination === 'exitAll') {
+            const exitAll = this.terminationRequest('exitAll');
+            return post.sequencing ?? exitAll;
+          }
           if (post.termination === 'exitParent') {
             const c = this.current as string;
             const p = t.parent(c);
