@@ -155,7 +155,7 @@ export class ActivityTree {
   private global(target: string): ObjectiveState {
     return (this.state.globalObjectives[target] ??= emptyObjective());
   }
-  /** The objective as the sequencer sees it: local values, overridden by a read map whose global value is known. */
+  /** The objective as the sequencer sees it: a read map's known global value, else the local value. */
   readObjective(id: string, o: ObjectiveDefinition, forRuntime = false): ObjectiveState {
     const localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
     const out = { ...localState };
@@ -164,25 +164,25 @@ export class ActivityTree {
     for (const m of o.maps) {
       const g = this.state.globalObjectives[m.targetObjectiveID];
       if (!g) continue;
-      if (m.readSatisfiedStatus && g.progressStatus && !localState.progressStatus) {
+      if (m.readSatisfiedStatus && g.progressStatus) {
         out.progressStatus = true;
         out.satisfiedStatus = g.satisfiedStatus;
       }
-      if (m.readNormalizedMeasure && g.measureStatus && !localState.measureStatus) {
+      if (m.readNormalizedMeasure && g.measureStatus) {
         out.measureStatus = true;
         out.normalizedMeasure = g.normalizedMeasure;
       }
-      if (m.readCompletionStatus && g.completionKnown && !localState.completionKnown) {
+      if (m.readCompletionStatus && g.completionKnown) {
         out.completionKnown = true;
         out.completed = g.completed;
       }
-      if (m.readProgressMeasure && g.progressMeasureKnown && !localState.progressMeasureKnown) {
+      if (m.readProgressMeasure && g.progressMeasureKnown) {
         out.progressMeasureKnown = true;
         out.progressMeasure = g.progressMeasure;
       }
-      if (m.readRawScore && g.rawScore !== undefined && localState.rawScore === undefined) out.rawScore = g.rawScore;
-      if (m.readMinScore && g.minScore !== undefined && localState.minScore === undefined) out.minScore = g.minScore;
-      if (m.readMaxScore && g.maxScore !== undefined && localState.maxScore === undefined) out.maxScore = g.maxScore;
+      if (m.readRawScore && g.rawScore !== undefined) out.rawScore = g.rawScore;
+      if (m.readMinScore && g.minScore !== undefined) out.minScore = g.minScore;
+      if (m.readMaxScore && g.maxScore !== undefined) out.maxScore = g.maxScore;
     }
     // An objective satisfied by measure is judged on its (possibly read) measure; a cluster's primary objective is
     // judged by the rollup (RB.1.2a) instead.
@@ -400,6 +400,7 @@ export class ActivityTree {
 
   private rollupPath(id: string): void {
     for (const x of this.pathToRoot(id)) {
+      if (!this.a(x).tracked) continue; // an untracked activity has no tracking status to roll up into
       if (!this.isLeaf(x)) {
         this.measureRollup(x);
         this.completionMeasureRollup(x);
