@@ -31,6 +31,7 @@ interface Scenario {
 const scenarios = JSON.parse(readFileSync(join(__dirname, 'adl-4ed-scenarios.json'), 'utf8')) as Record<string, Scenario>;
 
 const relaunch = (ui: string | undefined): boolean => !!ui && /^other:re ?launch/i.test(ui);
+const replayableUi = (ui: string | undefined): boolean => !(ui ?? '').startsWith('other:') || relaunch(ui) || /^other:Root/.test(ui ?? '');
 
 /** Replays a scenario; returns undefined when it matches, else a description of the first difference. */
 async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
@@ -61,7 +62,7 @@ async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
     const ui = step.ui && !step.ui.startsWith('other:') ? step.ui : undefined;
     const nav = step.nav && step.nav !== '_none_' ? step.nav : undefined;
     const request = (sc.tt ?? '').includes('manualTT') ? ui ?? nav : nav ?? ui;
-    if (!request && !relaunch(step.ui)) return `visit ${i + 1}: no navigation request the model can replay (${step.ui ?? 'none'})`;
+    if (!request && !replayableUi(step.ui)) return `visit ${i + 1}: no navigation request the model can replay (${step.ui ?? 'none'})`;
     if (!request || !/^abandon/.test(request)) {
       const { objectives, ...rest } = step.set ?? {};
       const primaryId = data.activities[step.deliver].objectives.find((o) => o.primary)?.id ?? '';
@@ -71,6 +72,7 @@ async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
       });
     }
     r = request ? engine.navigate(resolve(request)) : engine.navigate('exitAll');
+    if (/^other:Root/.test(step.ui ?? '') && !r.deliver) r = engine.navigate({ type: 'choice', target: data.root }); // the learner picks the course itself
     if (relaunch(step.ui) && !r.deliver) {
       // The learner closes the course and launches it again: a new sequencing session on the stored state.
       engine = SequencingEngine.restore(data, JSON.stringify(engine.serialize()));
@@ -95,7 +97,7 @@ describe('ADL SCORM 2004 4th Edition test manifests', () => {
     expect(r.deliver !== undefined || r.error !== undefined).toBe(true);
   });
 
-  const replayable = Object.entries(scenarios).filter(([, sc]) => !sc.start.startsWith('other:') && sc.steps.every((s) => !(s.ui ?? '').startsWith('other:') || relaunch(s.ui) || (s.nav && s.nav !== '_none_')));
+  const replayable = Object.entries(scenarios).filter(([, sc]) => !sc.start.startsWith('other:') && sc.steps.every((s) => replayableUi(s.ui) || (s.nav && s.nav !== '_none_')));
 
   it.each(replayable)('%s: the learner path the test case expects', async (tc, sc) => {
     expect(await replay(tc, sc)).toBeUndefined();
