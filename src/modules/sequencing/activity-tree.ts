@@ -186,9 +186,9 @@ export class ActivityTree {
     }
     // An objective satisfied by measure is judged on its (possibly read) measure; a cluster's primary objective is
     // judged by the rollup (RB.1.2a) instead.
-    if (o.satisfiedByMeasure && out.measureStatus && (this.isLeaf(id) || !o.primary)) {
-      out.progressStatus = true;
-      out.satisfiedStatus = out.normalizedMeasure >= o.minNormalizedMeasure;
+    if (o.satisfiedByMeasure && (this.isLeaf(id) || !o.primary)) {
+      out.progressStatus = out.measureStatus;
+      out.satisfiedStatus = out.measureStatus && out.normalizedMeasure >= o.minNormalizedMeasure;
     }
     return out;
   }
