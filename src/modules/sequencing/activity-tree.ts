@@ -238,8 +238,10 @@ export class ActivityTree {
       const amount = this.progressAmount(id);
       return amount.known ? { known: true, completed: amount.amount >= a.minProgressMeasure } : { known: false, completed: false };
     }
-    if (s.attemptProgressStatus) return { known: true, completed: s.attemptCompletionStatus };
     const p = this.primaryStatus(id);
+    const read = this.primaryObjective(id).maps.some((m) => m.readCompletionStatus && this.state.globalObjectives[m.targetObjectiveID]?.completionKnown);
+    if (read && a.tracked) return { known: true, completed: !!p.completed };
+    if (s.attemptProgressStatus) return { known: true, completed: s.attemptCompletionStatus };
     if (p.completionKnown) return { known: true, completed: !!p.completed };
     return { known: false, completed: false };
   }
@@ -251,8 +253,10 @@ export class ActivityTree {
   }
   progressAmount(id: string): { known: boolean; amount: number } {
     const s = this.s(id);
-    if (s.attemptCompletionAmountStatus) return { known: true, amount: s.attemptCompletionAmount };
     const p = this.primaryStatus(id);
+    const read = this.primaryObjective(id).maps.some((m) => m.readProgressMeasure && this.state.globalObjectives[m.targetObjectiveID]?.progressMeasureKnown);
+    if (read && this.a(id).tracked) return { known: true, amount: p.progressMeasure ?? 0 };
+    if (s.attemptCompletionAmountStatus) return { known: true, amount: s.attemptCompletionAmount };
     if (p.progressMeasureKnown) return { known: true, amount: p.progressMeasure ?? 0 };
     return { known: false, amount: 0 };
   }

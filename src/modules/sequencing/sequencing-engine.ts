@@ -205,7 +205,9 @@ export class SequencingEngine {
     if (r.scoreScaled !== undefined) Object.assign(score, { measureStatus: true, normalizedMeasure: r.scoreScaled });
     if (Object.keys(score).length) t.setPrimary(activityId, score);
     let success = r.successStatus;
+    // Satisfied by measure: only the score decides (cmi.success_status is judged against the passing score).
     if (primary.satisfiedByMeasure && r.scoreScaled !== undefined) success = r.scoreScaled >= primary.minNormalizedMeasure ? 'passed' : 'failed';
+    else if (primary.satisfiedByMeasure && success !== undefined) success = 'unknown';
     if (success === 'passed') t.setPrimary(activityId, { progressStatus: true, satisfiedStatus: true });
     else if (success === 'failed') t.setPrimary(activityId, { progressStatus: true, satisfiedStatus: false });
     else if (success === 'unknown') t.setPrimary(activityId, { progressStatus: false, satisfiedStatus: false });

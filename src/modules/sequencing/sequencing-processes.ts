@@ -266,7 +266,7 @@ export class SequencingProcesses {
             s.attemptCompletionStatus = true;
           } else t.setCompletion(id, true, true);
         }
-        if (!a.objectiveSetByContent && !local?.progressStatus && !s.successReported) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
+        if (!a.objectiveSetByContent && !local?.progressStatus && !s.successReported && !t.primaryObjective(id).satisfiedByMeasure) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
       }
     } else {
       s.isSuspended = t.children(id).some((c) => t.s(c).isSuspended);
