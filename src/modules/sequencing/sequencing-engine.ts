@@ -97,10 +97,19 @@ export class SequencingEngine {
     this.tree = new ActivityTree(definition, state);
   }
 
-  /** A new registration's engine: selection and randomization with timing "once" happen here (SR.1, SR.2), from `seed`. */
-  static create(data: ManifestSequencingData | SequencingDefinition, options: { seed?: number } = {}): SequencingEngine {
+  /**
+   * A new registration's engine: selection and randomization with timing "once" happen here (SR.1, SR.2), from `seed`;
+   * `globalObjectives` seeds the shared objectives (what `globalObjectives()` of another engine returned).
+   */
+  static create(
+    data: ManifestSequencingData | SequencingDefinition,
+    options: { seed?: number; globalObjectives?: Record<string, ObjectiveState> } = {},
+  ): SequencingEngine {
     const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
-    const engine = new SequencingEngine(def, initialTrackingState(def, options.seed ?? 1));
+    const state = initialTrackingState(def, options.seed ?? 1);
+    // objectivesGlobalToSystem: the learner's shared objectives from other courses (or earlier registrations).
+    if (options.globalObjectives) state.globalObjectives = clone(options.globalObjectives);
+    const engine = new SequencingEngine(def, state);
     const p = new SequencingProcesses(engine.tree);
     for (const id of def.order) {
       p.selectChildren(id, 'once');

@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ObjectiveState } from '../../../src/modules/sequencing/activity-tree';
 import { SequencingEngine, type RuntimeResults } from '../../../src/modules/sequencing/sequencing-engine';
 import { ADL_MANIFEST_DIRS, adlEngine } from './sequencing-fixtures';
 
@@ -25,6 +26,8 @@ interface Scenario {
   start: string;
   /** "manualTT": the learner ends each visit with the LMS's buttons, which override the SCO's adl.nav.request. */
   tt?: string;
+  /** The test case continues the one before it ("exit and relaunch" pairs, e.g. CO-07a then CO-07b). */
+  continues?: boolean;
   steps: Step[];
 }
 
@@ -34,8 +37,29 @@ const relaunch = (ui: string | undefined): boolean => !!ui && /^other:re ?launch
 const replayableUi = (ui: string | undefined): boolean => !(ui ?? '').startsWith('other:') || relaunch(ui) || /^other:Root/.test(ui ?? '');
 
 /** Replays a scenario; returns undefined when it matches, else a description of the first difference. */
-async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
-  let engine = await adlEngine(tc);
+/** Shared objective ids a test case's manifest names. */
+const targets = (engine: SequencingEngine): Set<string> =>
+  new Set(Object.values(engine.definition.activities).flatMap((a) => a.objectives.flatMap((o) => o.maps.map((m) => m.targetObjectiveID))));
+
+/**
+ * A test case that continues the one before it ("…b" after "…a") runs for the same learner, and the two share global
+ * objectives (objectivesGlobalToSystem): the shared objectives the earlier case left are where the later one starts.
+ */
+async function sharedGlobals(tc: string): Promise<Record<string, ObjectiveState> | undefined> {
+  const m = /^(.*?)([b-z])$/.exec(tc);
+  if (!m || !scenarios[tc]?.continues) return undefined;
+  const prev = `${m[1]}${String.fromCharCode(m[2].charCodeAt(0) - 1)}`;
+  if (!scenarios[prev]?.continues) return undefined;
+  const [mine, theirs] = [targets(await adlEngine(tc)), targets(await adlEngine(prev))];
+  if (![...mine].some((t) => theirs.has(t))) return undefined;
+  const out: { globals?: Record<string, ObjectiveState> } = {};
+  await replay(prev, scenarios[prev], out);
+  return out.globals;
+}
+
+async function replay(tc: string, sc: Scenario, out: { globals?: Record<string, ObjectiveState> } = {}): Promise<string | undefined> {
+  const globals = out.globals === undefined ? await sharedGlobals(tc) : undefined;
+  let engine = await adlEngine(tc, 1, globals);
   const data = engine.definition;
   // The test cases number activities ("Act3", "Choice~Activity 3"): the item titled "Activity 3", else the third item.
   const byNumber = (n: string): string =>
@@ -80,6 +104,7 @@ async function replay(tc: string, sc: Scenario): Promise<string | undefined> {
     }
     if (i === sc.steps.length - 1 && !r.ended) return `after the last visit: expected the session to end, got ${JSON.stringify(r)}`;
   }
+  out.globals = engine.globalObjectives();
   return undefined;
 }
 

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseScorm } from '../../../src/modules/courses/packages/scorm-parser';
+import type { ObjectiveState } from '../../../src/modules/sequencing/activity-tree';
 import { SequencingEngine, type NavigationRequest, type RuntimeResults } from '../../../src/modules/sequencing/sequencing-engine';
 import { memorySource, SCORM_4ED_MANIFESTS_DIR } from '../packages/fixture-source';
 
@@ -24,9 +25,9 @@ export const leaf = (id: string, seq = ''): string => `<item identifier="${id}" 
 export const cluster = (id: string, body: string, seq = ''): string => `<item identifier="${id}"><title>${id}</title>${body}${seq}</item>`;
 export const sequencing = (inner: string): string => `<imsss:sequencing>${inner}</imsss:sequencing>`;
 
-export async function engineFromXml(xml: string, seed = 1): Promise<SequencingEngine> {
+export async function engineFromXml(xml: string, seed = 1, globalObjectives?: Record<string, ObjectiveState>): Promise<SequencingEngine> {
   const pkg = await parseScorm(memorySource({ 'imsmanifest.xml': xml, 'a.html': '<html></html>' }), { checkFiles: false });
-  return SequencingEngine.create({ rootActivity: pkg.rootActivity, packageData: pkg.packageData }, { seed });
+  return SequencingEngine.create({ rootActivity: pkg.rootActivity, packageData: pkg.packageData }, { seed, globalObjectives });
 }
 
 export async function engineFromOrg(orgBody: string, seed = 1): Promise<SequencingEngine> {
@@ -39,9 +40,9 @@ export const ADL_MANIFEST_DIRS = (): string[] =>
     .filter((d: string) => d.startsWith('LMSTestPackage_'))
     .sort() as string[];
 
-export async function adlEngine(testCase: string, seed = 1): Promise<SequencingEngine> {
+export async function adlEngine(testCase: string, seed = 1, globalObjectives?: Record<string, ObjectiveState>): Promise<SequencingEngine> {
   const xml = readFileSync(join(SCORM_4ED_MANIFESTS_DIR, `LMSTestPackage_${testCase}`, 'imsmanifest.xml'), 'utf8');
-  return engineFromXml(xml, seed);
+  return engineFromXml(xml, seed, globalObjectives);
 }
 
 /** Delivers, then reports the SCO's results, and returns the next delivery (or "END" / the error code). */
