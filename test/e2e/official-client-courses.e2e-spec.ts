@@ -725,7 +725,7 @@ describe('official SCORM Cloud JavaScript client (v3): courses', () => {
       expect((await failure(normal.course, 'getCourseZip', 'oc-nope')).status).toBe(404);
     });
 
-    it('surfaces 501 with a message for preview links and xAPI statements, which are not implemented yet', async () => {
+    it('surfaces 501 with a message for preview links, which are not implemented yet; reads course statements', async () => {
       const request = new sc.LaunchLinkRequestSchema('https://example.com/done');
       const preview = await failure(normal.course, 'buildCoursePreviewLaunchLink', 'oc-files', request);
       expect(preview.status).toBe(501);
@@ -734,12 +734,12 @@ describe('official SCORM Cloud JavaScript client (v3): courses', () => {
       expect(versionPreview.status).toBe(501);
       expect(versionPreview.response?.body.message).toMatch(/player/);
 
-      const statements = await failure(normal.course, 'getCourseStatements', 'oc-files', { since: new Date(0) });
-      expect(statements.status).toBe(501);
-      expect(statements.response?.body.message).toMatch(/LRS/);
-      const versionStatements = await failure(normal.course, 'getCourseVersionStatements', 'oc-files', 2, {});
-      expect(versionStatements.status).toBe(501);
-      expect(versionStatements.response?.body.message).toMatch(/LRS/);
+      // No registrations, no statements (test/e2e/course-statements.e2e-spec.ts covers them with statements).
+      const statements = await op(normal.course, 'getCourseStatements', 'oc-files', { since: new Date(0) });
+      expect(statements).toBeInstanceOf(sc.XapiStatementResult);
+      expect(statements.statements).toEqual([]);
+      expect((await op(normal.course, 'getCourseVersionStatements', 'oc-files', 2, {})).statements).toEqual([]);
+      expect((await failure(normal.course, 'getCourseVersionStatements', 'oc-files', 9, {})).status).toBe(404);
 
       // An unknown course is still a 404.
       expect((await failure(normal.course, 'buildCoursePreviewLaunchLink', 'oc-nope', request)).status).toBe(404);

@@ -18,7 +18,7 @@ const CR = [Scope.Read, Scope.ReadCourse] as const;
 const CW = [Scope.WriteCourse, Scope.Write] as const;
 const VERSION = new ParseIntPipe({ exceptionFactory: () => new InvalidInputError('versionId must be an integer') });
 
-/** Asset files, zip downloads, and the operations that wait for the player and the LRS. */
+/** Asset files, zip downloads, and the operations that wait for the player. */
 @ApiTags('course')
 @Controller('courses/:courseId')
 export class CourseAssetsController {
@@ -156,22 +156,6 @@ export class CourseAssetsController {
   async buildCoursePreviewLaunchLinkWithVersion(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
     await this.courses.resolveVersion(p.appId, courseId, versionId);
     throw new NotImplementedException('Course preview needs the player, which is not part of this release yet');
-  }
-
-  @Get('xAPIStatements')
-  @ApiOperation({ operationId: 'GetCourseStatements' })
-  @Authorize(...CR)
-  async getCourseStatements(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string) {
-    await this.courses.requireCourse(p.appId, courseId);
-    throw new NotImplementedException('Course statements need the LRS, which is not part of this release yet');
-  }
-
-  @Get('versions/:versionId/xAPIStatements')
-  @ApiOperation({ operationId: 'GetCourseVersionStatements' })
-  @Authorize(...CR)
-  async getCourseVersionStatements(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
-    await this.courses.resolveVersion(p.appId, courseId, versionId);
-    throw new NotImplementedException('Course statements need the LRS, which is not part of this release yet');
   }
 
   private async send(res: Response, object: { stream: NodeJS.ReadableStream; size: number; contentType?: string }): Promise<void> {

@@ -11,6 +11,7 @@ import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import { SettingCourseRef, SettingsService, SettingTarget } from '../settings/settings.service';
 import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
+import type { RegistrationSet, RegistrationSetKey } from '../xapi/xapi-statements.service';
 import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
@@ -349,6 +350,28 @@ export class RegistrationsService {
     }
     const rows = await qb.groupBy('r.courseId').getRawMany<{ courseId: string; n: string | number }>();
     return new Map(courseIds.map((id) => [id, Number(rows.find((r) => r.courseId === id)?.n ?? 0)]));
+  }
+
+  /**
+   * The registrations whose statements are a course's (GetCourseStatements): every registration of the course, or of
+   * one learner; with a version, those with an instance on that version. Read by their xapiRegistrationId.
+   */
+  courseRegistrationSet(appId: string, courseId: string, version: number | undefined, learnerId: string | undefined): RegistrationSet {
+    const key: RegistrationSetKey = { course: courseId, version: version ?? 'all', ...(learnerId !== undefined ? { learner: learnerId } : {}) };
+    return {
+      key,
+      select: (k) => {
+        const qb = this.registrations.createQueryBuilder('csr').select('csr.xapiRegistrationId').where('csr.appId = :csrApp AND csr.courseId = :csrCourse', { csrApp: appId, csrCourse: k.course });
+        if (k.learner !== undefined) qb.andWhere('csr.learnerId = :csrLearner', { csrLearner: k.learner });
+        if (k.version !== 'all') {
+          qb.andWhere(
+            `EXISTS (SELECT 1 FROM registration_instance csri WHERE csri.app_id = csr.app_id AND csri.registration_id = csr.id AND csri.course_version = :csrVersion)`,
+            { csrVersion: k.version },
+          );
+        }
+        return { sql: qb.getQuery(), parameters: qb.getParameters() };
+      },
+    };
   }
 
   async countByApp(appIds: string[]): Promise<Map<string, number>> {

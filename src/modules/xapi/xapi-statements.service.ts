@@ -32,6 +32,22 @@ export interface StatementFilters {
   format?: 'ids' | 'exact' | 'canonical';
   /** Only statements stored with this xAPI credential (credentials whose permissions cover only their own statements). */
   storedBy?: string;
+  /** Only statements of one of these registrations (e.g. a course's); see RegistrationSet. */
+  registrationSet?: RegistrationSet;
+}
+
+/** Which registrations a set holds, e.g. `{ course: 'c1', version: 'all' }`; travels in `more` tokens. */
+export type RegistrationSetKey = Record<string, string | number>;
+
+/**
+ * A set of registrations, resolved to SQL by the module that knows them. A `more` token carries the key it was
+ * issued for and is refused with a set whose key differs on a field the caller gives (fields the caller leaves out,
+ * such as an optional learner, come from the token); the rows come from `select(key of the token)`.
+ */
+export interface RegistrationSet {
+  key: RegistrationSetKey;
+  /** SQL selecting the registration ids (as in context.registration, lower-case) of the set with this key. */
+  select(key: RegistrationSetKey): { sql: string; parameters: Record<string, unknown> };
 }
 
 interface QueryState {
@@ -47,6 +63,7 @@ interface QueryState {
   ascending: boolean;
   format: 'ids' | 'exact' | 'canonical';
   storedBy?: string;
+  registrationSet?: RegistrationSetKey;
 }
 
 export interface StatementPage {
@@ -136,6 +153,7 @@ export class XapiStatementsService {
       after = Number(decoded.after[0]);
       // A token carries the reader's restriction; another reader of the same application cannot widen it.
       if (state.storedBy !== filters.storedBy) throw new InvalidInputError('more: the token was issued to other credentials');
+      if (!sameSet(state.registrationSet, filters.registrationSet?.key)) throw new InvalidInputError('more: the token belongs to another list');
     } else {
       state = this.stateOf(filters);
     }
@@ -143,6 +161,10 @@ export class XapiStatementsService {
     if (state.verb !== undefined) qb.andWhere('s.verbId = :verb', { verb: indexKey(state.verb) });
     if (state.registration !== undefined) qb.andWhere('s.registration = :registration', { registration: state.registration });
     if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
+    if (state.registrationSet !== undefined && filters.registrationSet) {
+      const set = filters.registrationSet.select(state.registrationSet);
+      qb.andWhere(`s.registration IN (${set.sql})`, set.parameters);
+    }
     if (state.agent !== undefined) this.linkFilter(qb, appId, 'agent', state.agent, state.relatedAgents === true, 's.agent');
     if (state.activity !== undefined) this.linkFilter(qb, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, 's.activityId');
     if (state.since !== undefined) qb.andWhere('s.stored > :since', { since: new Date(state.since) });
@@ -194,6 +216,7 @@ export class XapiStatementsService {
       ...(f.since ? { since: f.since.toISOString() } : {}),
       ...(f.until ? { until: f.until.toISOString() } : {}),
       ...(f.storedBy !== undefined ? { storedBy: f.storedBy } : {}),
+      ...(f.registrationSet ? { registrationSet: f.registrationSet.key } : {}),
       limit,
       ascending: f.ascending === true,
       format: f.format ?? 'exact',
@@ -277,4 +300,10 @@ export class XapiStatementsService {
     const statement: Json = JSON.parse(row.statement);
     return format === 'ids' ? idsFormat(statement) : statement;
   }
+}
+
+/** A token's set against the caller's: both absent, or every field the caller gives equal to the token's. */
+function sameSet(token: RegistrationSetKey | undefined, caller: RegistrationSetKey | undefined): boolean {
+  if (token === undefined || caller === undefined) return token === caller;
+  return Object.entries(caller).every(([k, v]) => token[k] === v);
 }

@@ -7,3 +7,8 @@ export class StatementsQueryDto {
   @ApiPropertyOptional({ format: 'date-time' }) @QueryDate() until?: Date;
   @ApiPropertyOptional() @QueryString(4096) more?: string;
 }
+
+/** Query of GetCourseStatements / GetCourseVersionStatements. */
+export class CourseStatementsQueryDto extends StatementsQueryDto {
+  @ApiPropertyOptional() @QueryString(191) learnerId?: string;
+}
