@@ -6,6 +6,8 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 
 /** The page-relative URL of a launchable's href (the session's content route). */
 export const contentUrlOf = (href: string) => `content/${href}`;
+/** The page-relative URL of the player's viewer of a media course (it plays content/<file>). */
+export const MEDIA_VIEWER_URL = 'media';
 
 /**
  * The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. A course with
@@ -13,11 +15,14 @@ export const contentUrlOf = (href: string) => `content/${href}`;
  */
 export function playerPage(model: PlayerPageModel, autocommitSeconds: number): string {
   const multi = model.nav.order.length > 1;
+  const windowed = model.launchType.startsWith('NEW_WINDOW');
+  const afterClick = model.launchType.includes('AFTER_CLICK');
   const config = {
     version: model.version,
     activityId: model.activityId,
     title: model.title,
-    contentUrl: contentUrlOf(model.contentHref),
+    contentUrl: model.media ? MEDIA_VIEWER_URL : contentUrlOf(model.contentHref),
+    launchType: model.launchType,
     commitUrl: 'commit',
     activityUrl: 'activity',
     cmi: model.cmi,
@@ -32,7 +37,7 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
 <div id="lcds-main"><nav id="lcds-toc" aria-label="Table of contents"><ul id="lcds-toc-list"></ul></nav>`
     : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${escapeHtml(model.culture ?? 'en')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
 <style>html,body{margin:0;height:100%;overflow:hidden;font:15px system-ui,sans-serif}#lcds-sco{border:0;width:100%;height:100%;display:block}
 #lcds-message{display:none;position:fixed;left:0;right:0;top:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10}
@@ -48,15 +53,23 @@ body.lcds-multi{display:flex;flex-direction:column}
 #lcds-toc .lcds-item[aria-current]{background:#dde8f7;font-weight:600}
 #lcds-toc .lcds-item:disabled{cursor:default;color:inherit}
 #lcds-toc .lcds-status{color:#2a7a2a}
-body.lcds-multi #lcds-sco{flex:1;width:auto;height:auto}</style>
+body.lcds-multi #lcds-sco{flex:1;width:auto;height:auto}
+#lcds-elsewhere{display:none;max-width:40em;margin:4em auto;padding:0 1em}
+body.lcds-windowed #lcds-sco{display:none}body.lcds-windowed #lcds-elsewhere{display:block}body.lcds-multi #lcds-elsewhere{flex:1}</style>
 ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : ''}
 <script src="/player/assets/scorm-again.min.js"></script>
 <script id="lcds-config" type="application/json">${scriptJson(config)}</script>
 <script src="/player/assets/player.js"></script>
-</head><body${multi ? ' class="lcds-multi"' : ''}>
+</head><body class="${[multi ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
 <div id="lcds-message" role="alert"></div>
 <div id="lcds-done"><h1>You have left the course</h1><p>Your progress has been saved. You may close this window.</p></div>
-${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${multi ? '</div>' : ''}
+${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
+    windowed
+      ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${afterClick ? 'Your course is ready' : 'The course is open in another window'}</h1>
+<p id="lcds-elsewhere-text">${afterClick ? 'The course opens in a window of its own.' : 'Work through the course in its own window; this page saves your progress. Closing the course window ends the lesson.'}</p>
+<button type="button" id="lcds-open">${afterClick ? 'Open the course' : 'Show the course window'}</button></div>`
+      : ''
+  }${multi ? '</div>' : ''}
 </body></html>`;
 }
 
@@ -79,6 +92,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
   var nav = cfg.nav, waiters = [];
+  var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
   function hide() { $('lcds-message').style.display = 'none'; }
@@ -187,8 +201,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var target = cfg.redirectOnExitUrl;
     if (/^https?:/i.test(target)) { window.location.href = target; return; }
     if (target === 'blank') { window.location.href = 'about:blank'; return; }
+    closePopup();
     if (nav) { $('lcds-bar').style.display = 'none'; $('lcds-main').style.display = 'none'; }
     $('lcds-sco').style.display = 'none';
+    if (windowed) $('lcds-elsewhere').style.display = 'none';
     $('lcds-done').style.display = 'block';
   }
   function onFinish(a) {
@@ -238,15 +254,56 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
     $('lcds-exit').disabled = busy || finished;
   }
+  // ---- where the content runs: the player's frame, or (PlayerLaunchType NEW_WINDOW…) a window of its own ----
+  function openContent(url) {
+    contentUrl = url;
+    if (!windowed) { $('lcds-sco').src = url; return; }
+    if (popup && !popup.closed) { popup.location.href = url; popup.focus(); return; }
+    var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? 'popup=yes,toolbar=no,location=no,menubar=no,status=no,resizable=yes,scrollbars=yes' : '';
+    popup = window.open(url, 'lcds-content', features);
+    if (!popup) { show('Your browser blocked the course window. Use the button below to open it.'); return; }
+    hide();
+    $('lcds-elsewhere-title').textContent = 'The course is open in another window';
+    $('lcds-open').textContent = 'Show the course window';
+    if (!watcher) watcher = setInterval(watchPopup, 500);
+  }
+  /** The learner closed the course window: the lesson ends as if they had pressed Exit. */
+  function watchPopup() {
+    if (!popup || !popup.closed || busy || finished) return;
+    clearInterval(watcher); watcher = null; popup = null;
+    if (!terminated && cfg.tracking) commit(api, null, true);
+    terminated = true; finished = true; renderNav();
+    whenSettled().then(afterSettled);
+  }
+  function closePopup() {
+    if (watcher) { clearInterval(watcher); watcher = null; }
+    if (popup && !popup.closed) popup.close();
+    popup = null;
+  }
+  /** Navigates the content to about:blank and resolves once it got there (its unload handlers have run). */
+  function blankContent() {
+    return new Promise(function (resolve) {
+      var done = false;
+      function next() { if (done) return; done = true; resolve(); }
+      setTimeout(next, 3000);
+      if (!windowed) {
+        var frame = $('lcds-sco');
+        frame.addEventListener('load', function onLoad() { frame.removeEventListener('load', onLoad); next(); });
+        frame.src = 'about:blank';
+        return;
+      }
+      if (!popup || popup.closed) { next(); return; }
+      popup.location.href = 'about:blank';
+      (function poll() {
+        var there = false;
+        try { there = popup.closed || (popup.location.href === 'about:blank' && popup.document.readyState === 'complete'); } catch (e) { there = false; }
+        if (there) next(); else if (!done) setTimeout(poll, 50);
+      })();
+    });
+  }
   /** Unloads the SCO (its unload handlers may still call the API), then commits what it left as final. */
   function unloadSco() {
-    return new Promise(function (resolve) {
-      var frame = $('lcds-sco'), done = false;
-      function next() { if (done) return; done = true; frame.removeEventListener('load', next); resolve(); }
-      frame.addEventListener('load', next);
-      setTimeout(next, 3000);
-      frame.src = 'about:blank';
-    }).then(function () {
+    return blankContent().then(function () {
       if (!terminated && cfg.tracking) commit(api, null, true);
       terminated = true;
       return whenSettled();
@@ -265,7 +322,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       createApi(launch.cmi);
       busy = false; renderNav();
       $('lcds-sco').title = launch.title || '';
-      $('lcds-sco').src = launch.contentUrl;
+      openContent(launch.contentUrl);
     }, function () {
       busy = false; renderNav();
       show('The next part of the course could not be opened. Check your connection and try again.');
@@ -287,7 +344,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       post(cfg.commitUrl, payload, true).catch(function () {});
     } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }
   }
-  window.addEventListener('pagehide', leaving);
+  window.addEventListener('pagehide', function () { leaving(); closePopup(); });
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
 
   function start() {
@@ -297,7 +354,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       $('lcds-exit').addEventListener('click', exit);
       renderNav();
     }
-    $('lcds-sco').src = cfg.contentUrl;
+    if (windowed) {
+      $('lcds-open').addEventListener('click', function () { if (popup && !popup.closed) popup.focus(); else openContent(contentUrl || cfg.contentUrl); });
+      if (/AFTER_CLICK/.test(cfg.launchType)) { contentUrl = cfg.contentUrl; return; }
+    }
+    openContent(cfg.contentUrl);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();
