@@ -82,6 +82,19 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     await s?.close();
   });
 
+  /** Launches a media course, plays it (muted: no user gesture in a test) and waits for the completion it reports. */
+  const playToEnd = async (registrationId: string, courseId: string, element: 'video' | 'audio') => {
+    await createReg(registrationId, courseId);
+    const page = await open(await link(registrationId));
+    const frame = await waitFor(() => Promise.resolve(page.frames().find((f) => f.url().endsWith('/media'))), (f) => f !== undefined);
+    await frame!.waitForSelector(element);
+    await frame!.evaluate(`(() => { const m = document.querySelector('${element}'); m.muted = true; return m.play(); })()`);
+    const p = await waitFor(() => progress(registrationId), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p.registrationCompletion).toBe('COMPLETED');
+    expect(p.totalSecondsTracked).toBeGreaterThan(0);
+    await page.close();
+  };
+
   const info = async (page: Page) => {
     const state = sco(page).locator('#state').filter({ hasText: 'ready' });
     await state.waitFor();
@@ -130,6 +143,8 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     expect(await page.locator(`link[rel=stylesheet][href="${css}"]`).count()).toBe(1);
     await sco(page).locator('#finish').click();
     await page.locator('#lcds-done').waitFor({ state: 'visible' });
+    // The player's own words are French too.
+    expect(await page.locator('#lcds-done h1').textContent()).toBe('Vous avez quitté le cours');
     expect((await waitFor(() => progress('r-opts'), (v) => v.registrationCompletion === 'COMPLETED')).registrationCompletion).toBe('COMPLETED');
     await page.close();
 
@@ -177,12 +192,19 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
 
   it('a PDF course completes when its last page is shown, with the time spent', async () => {
     await createReg('r-pdf', 'handout');
-    const page = await open(await link('r-pdf'));
-    const viewer = sco(page);
+    let page = await open(await link('r-pdf'));
+    let viewer = sco(page);
     await viewer.locator('#pages').filter({ hasText: 'Page 1 of 3' }).waitFor();
     const mid = await waitFor(() => progress('r-pdf'), (v) => v.registrationCompletion === 'INCOMPLETE');
     expect(mid.registrationCompletion).toBe('INCOMPLETE');
     await viewer.locator('#next').click();
+    await viewer.locator('#pages').filter({ hasText: 'Page 2 of 3' }).waitFor();
+    // Leaving half way suspends; the next launch opens where the learner was.
+    await page.close({ runBeforeUnload: true });
+    const suspended = await waitFor(() => progress('r-pdf'), (v) => v.activityDetails?.runtime?.exit === 'suspend' || v.activityDetails?.children?.[0]?.runtime?.exit === 'suspend');
+    expect(suspended.registrationCompletion).toBe('INCOMPLETE');
+    page = await open(await link('r-pdf'));
+    viewer = sco(page);
     await viewer.locator('#pages').filter({ hasText: 'Page 2 of 3' }).waitFor();
     await viewer.locator('#next').click();
     await viewer.locator('#pages').filter({ hasText: 'Page 3 of 3' }).waitFor();
@@ -194,15 +216,27 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     expect(after.totalSecondsTracked).toBeGreaterThan(0);
   });
 
+  it('a video course completes when it has played to the end', async () => {
+    // A one-second clip recorded by chromium itself (MP4 where this build can record it, WebM otherwise).
+    const recorder = await context.newPage();
+    await recorder.goto(`${s.baseUrl}/player/assets/media.js`);
+    const clip = await recorder.evaluate<{ type: string; data: string }>(`new Promise((resolve) => {
+      const canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 48;
+      const g = canvas.getContext('2d'); let n = 0;
+      const timer = setInterval(() => { g.fillStyle = n++ % 2 ? '#c00' : '#00c'; g.fillRect(0, 0, 64, 48); }, 50);
+      const type = MediaRecorder.isTypeSupported('video/mp4') ? 'video/mp4' : 'video/webm';
+      const rec = new MediaRecorder(canvas.captureStream(20), { mimeType: type }); const parts = [];
+      rec.ondataavailable = (e) => parts.push(e.data);
+      rec.onstop = async () => { clearInterval(timer); const bytes = new Uint8Array(await new Blob(parts).arrayBuffer()); let bin = ''; for (const b of bytes) bin += String.fromCharCode(b); resolve({ type, data: btoa(bin) }); };
+      rec.start(); setTimeout(() => rec.stop(), 1000);
+    })`);
+    await recorder.close();
+    const ext = clip.type === 'video/mp4' ? 'mp4' : 'webm';
+    await importCourse(s.api, app, 'clip', { name: `clip.${ext}`, data: Buffer.from(clip.data, 'base64'), type: clip.type });
+    await playToEnd('r-video', 'clip', 'video');
+  });
+
   it('an audio course completes when it has played to the end', async () => {
-    await createReg('r-audio', 'tone');
-    const page = await open(await link('r-audio'));
-    const frame = await waitFor(() => Promise.resolve(page.frames().find((f) => f.url().endsWith('/media'))), (f) => f !== undefined);
-    await frame!.waitForSelector('audio');
-    await frame!.evaluate('(() => { const a = document.querySelector("audio"); a.muted = true; return a.play(); })()');
-    const p = await waitFor(() => progress('r-audio'), (v) => v.registrationCompletion === 'COMPLETED');
-    expect(p.registrationCompletion).toBe('COMPLETED');
-    expect(p.totalSecondsTracked).toBeGreaterThan(0);
-    await page.close();
+    await playToEnd('r-audio', 'tone', 'audio');
   });
 });

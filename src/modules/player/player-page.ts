@@ -1,4 +1,5 @@
 import { escapeHtml } from './player-errors';
+import { playerStrings } from './player-strings';
 import type { PlayerPageModel } from './player.service';
 
 /** JSON inside a <script> element: nothing in it may close the element. */
@@ -16,6 +17,7 @@ export const MEDIA_VIEWER_URL = 'media';
 export function playerPage(model: PlayerPageModel, autocommitSeconds: number): string {
   const multi = model.nav.order.length > 1;
   const windowed = model.launchType.startsWith('NEW_WINDOW');
+  const { lang, strings: t } = playerStrings(model.culture);
   const afterClick = model.launchType.includes('AFTER_CLICK');
   const config = {
     version: model.version,
@@ -30,14 +32,15 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
+    strings: t,
   };
   const navHtml = multi
-    ? `<div id="lcds-bar" role="toolbar" aria-label="Course navigation"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
-<span class="lcds-buttons"><button type="button" id="lcds-prev">Previous</button><button type="button" id="lcds-next">Continue</button><button type="button" id="lcds-exit">Exit</button></span></div>
-<div id="lcds-main"><nav id="lcds-toc" aria-label="Table of contents"><ul id="lcds-toc-list"></ul></nav>`
+    ? `<div id="lcds-bar" role="toolbar" aria-label="${escapeHtml(t.navigation)}"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
+<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button></span></div>
+<div id="lcds-main"><nav id="lcds-toc" aria-label="${escapeHtml(t.contents)}"><ul id="lcds-toc-list"></ul></nav>`
     : '';
   return `<!doctype html>
-<html lang="${escapeHtml(model.culture ?? 'en')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
 <style>html,body{margin:0;height:100%;overflow:hidden;font:15px system-ui,sans-serif}#lcds-sco{border:0;width:100%;height:100%;display:block}
 #lcds-message{display:none;position:fixed;left:0;right:0;top:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10}
@@ -62,12 +65,12 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
 <script src="/player/assets/player.js"></script>
 </head><body class="${[multi ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
 <div id="lcds-message" role="alert"></div>
-<div id="lcds-done"><h1>You have left the course</h1><p>Your progress has been saved. You may close this window.</p></div>
+<div id="lcds-done"><h1>${escapeHtml(t.doneTitle)}</h1><p>${escapeHtml(t.doneText)}</p></div>
 ${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
     windowed
-      ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${afterClick ? 'Your course is ready' : 'The course is open in another window'}</h1>
-<p id="lcds-elsewhere-text">${afterClick ? 'The course opens in a window of its own.' : 'Work through the course in its own window; this page saves your progress. Closing the course window ends the lesson.'}</p>
-<button type="button" id="lcds-open">${afterClick ? 'Open the course' : 'Show the course window'}</button></div>`
+      ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${escapeHtml(afterClick ? t.readyTitle : t.elsewhereTitle)}</h1>
+<p id="lcds-elsewhere-text">${escapeHtml(afterClick ? t.readyText : t.elsewhereText)}</p>
+<button type="button" id="lcds-open">${escapeHtml(afterClick ? t.open : t.showWindow)}</button></div>`
       : ''
   }${multi ? '</div>' : ''}
 </body></html>`;
@@ -91,8 +94,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
-  var nav = cfg.nav, waiters = [];
-  var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null;
+  var nav = cfg.nav, waiters = [], T = cfg.strings;
+  var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
   function hide() { $('lcds-message').style.display = 'none'; }
@@ -140,17 +143,17 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function whenSettled() { return new Promise(function (resolve) { waiters.push(resolve); notify(); }); }
   function flush() {
     if (sending || !pending || fatal) return;
-    var p = pending; pending = null; sending = true;
+    var p = pending; pending = null; sending = true; inflight = p;
     post(cfg.commitUrl, p, unloading).then(function (res) {
-      sending = false; failures = 0; hide();
+      sending = false; inflight = null; failures = 0; hide();
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
-      sending = false;
-      if (err && err.fatal) { fatal = true; show('This session has ended; your latest progress could not be saved. Launch the course again.'); notify(); return; }
+      sending = false; inflight = null;
+      if (err && err.fatal) { fatal = true; show(T.sessionEnded); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
-      if (failures >= 3) show('Your progress could not be saved (' + failures + ' attempts). Retrying; please keep this window open.');
+      if (failures >= 3) show(T.saveFailing.replace('{n}', String(failures)));
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
@@ -261,10 +264,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (popup && !popup.closed) { popup.location.href = url; popup.focus(); return; }
     var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? 'popup=yes,toolbar=no,location=no,menubar=no,status=no,resizable=yes,scrollbars=yes' : '';
     popup = window.open(url, 'lcds-content', features);
-    if (!popup) { show('Your browser blocked the course window. Use the button below to open it.'); return; }
+    if (!popup) { show(T.popupBlocked); return; }
     hide();
-    $('lcds-elsewhere-title').textContent = 'The course is open in another window';
-    $('lcds-open').textContent = 'Show the course window';
+    $('lcds-elsewhere-title').textContent = T.elsewhereTitle;
+    $('lcds-elsewhere-text').textContent = T.elsewhereText;
+    $('lcds-open').textContent = T.showWindow;
     if (!watcher) watcher = setInterval(watchPopup, 500);
   }
   /** The learner closed the course window: the lesson ends as if they had pressed Exit. */
@@ -325,7 +329,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       openContent(launch.contentUrl);
     }, function () {
       busy = false; renderNav();
-      show('The next part of the course could not be opened. Check your connection and try again.');
+      show(T.nextFailed);
     });
   }
   function exit() {
@@ -343,6 +347,9 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (pending) pending = null;
       post(cfg.commitUrl, payload, true).catch(function () {});
     } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }
+    // A commit still on its way without keepalive (the SCO's last one, sent as it terminated) may be cut off with
+    // the page: send it again with keepalive (the server applies a sequence number once).
+    else if (inflight) post(cfg.commitUrl, inflight, true).catch(function () {});
   }
   window.addEventListener('pagehide', function () { leaving(); closePopup(); });
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
