@@ -67,6 +67,19 @@ describe('course preview links and the reaping of expired player sessions', () =
     const commit = await fetch(`${page}commit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq: 1, activityId, cmi: { 'cmi.core.lesson_status': 'passed' } }) });
     expect(await commit.json()).toMatchObject({ result: true, applied: false });
     expect((await call(`${s.api}/registrations`, { auth: app })).body.registrations).toEqual([]);
+
+    // A multi-SCO preview moves between SCOs like a registration does, still without recording anything.
+    await importCourse(s.api, app, 'golf-multi', fixture('scorm12-golf-runtime-minimum.zip'));
+    const multi = await preview('golf-multi/preview', { startSco: 'etiquette_course_item' });
+    expect(multi.status).toBe(200);
+    const multiPage = new URL((await fetch(multi.body.launchLink, { redirect: 'manual' })).headers.get('location')!, s.baseUrl).toString();
+    const html = await (await fetch(multiPage)).text();
+    expect(html).toContain('"activityId":"etiquette_course_item"');
+    const switched = await fetch(`${multiPage}activity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ activityId: 'playing_par_item' }) });
+    expect(switched.status).toBe(200);
+    expect(await switched.json()).toMatchObject({ activityId: 'playing_par_item', contentUrl: expect.stringMatching(/^content\//), cmi: { 'cmi.core.student_id': 'preview' } });
+    expect((await fetch(`${multiPage}content/imsmanifest.xml`)).status).toBe(200);
+    expect((await call(`${s.api}/registrations`, { auth: app })).body.registrations).toEqual([]);
   });
 
   it('works through the official client', async () => {
