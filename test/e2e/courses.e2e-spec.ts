@@ -121,10 +121,10 @@ describe('courses: list, versions, title, tags, configuration, assets, zip, dele
     expect(viaBearer.status).toBe(403);
   });
 
-  it('answers preview and statements with a clear message until the player and LRS exist', async () => {
+  it('builds preview launch links, and answers statements with a clear message until the LRS exists', async () => {
     const preview = await call(`${s.api}/courses/golf-b/preview`, { method: 'POST', auth: app, json: {} });
-    expect(preview.status).toBe(501);
-    expect(preview.body.message).toMatch(/player/);
+    expect(preview.status).toBe(200);
+    expect(preview.body.launchLink).toMatch(new RegExp(`^${s.config.publicUrl}/player/launch/`));
     expect((await call(`${s.api}/courses/golf-b/xAPIStatements`, { auth: app })).status).toBe(501);
   });
 

@@ -725,14 +725,12 @@ describe('official SCORM Cloud JavaScript client (v3): courses', () => {
       expect((await failure(normal.course, 'getCourseZip', 'oc-nope')).status).toBe(404);
     });
 
-    it('surfaces 501 with a message for preview links, which are not implemented yet; reads course statements', async () => {
+    it('builds preview launch links and reads course statements', async () => {
       const request = new sc.LaunchLinkRequestSchema('https://example.com/done');
-      const preview = await failure(normal.course, 'buildCoursePreviewLaunchLink', 'oc-files', request);
-      expect(preview.status).toBe(501);
-      expect(preview.response?.body.message).toMatch(/player/);
-      const versionPreview = await failure(normal.course, 'buildCoursePreviewLaunchLinkWithVersion', 'oc-files', 1, request);
-      expect(versionPreview.status).toBe(501);
-      expect(versionPreview.response?.body.message).toMatch(/player/);
+      const preview = await op(normal.course, 'buildCoursePreviewLaunchLink', 'oc-files', request);
+      expect(preview.launchLink).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/player\/launch\//);
+      const versionPreview = await op(normal.course, 'buildCoursePreviewLaunchLinkWithVersion', 'oc-files', 1, request);
+      expect(versionPreview.launchLink).toMatch(/\/player\/launch\//);
 
       // No registrations, no statements (test/e2e/course-statements.e2e-spec.ts covers them with statements).
       const statements = await op(normal.course, 'getCourseStatements', 'oc-files', { since: new Date(0) });

@@ -65,3 +65,23 @@ export function learnerRegistrations(server: () => TestServer, auth: () => strin
       (await call(`${server().api}/registrations/${registrationId}?includeRuntime=true&includeChildResults=true`, { auth: auth() })).body,
   };
 }
+
+/** A one-SCO package whose page runs `script` once it has found the API (in its parents, or its opener's). */
+export async function scoPackage(version: '1.2' | '2004', script: string): Promise<Buffer> {
+  const manifest =
+    version === '1.2'
+      ? `<?xml version="1.0"?><manifest identifier="gen12" version="1" xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2">
+<metadata><schema>ADL SCORM</schema><schemaversion>1.2</schemaversion></metadata>
+<organizations default="org"><organization identifier="org"><title>Generated 1.2</title><item identifier="sco-1" identifierref="res-1"><title>The SCO</title></item></organization></organizations>
+<resources><resource identifier="res-1" type="webcontent" adlcp:scormtype="sco" href="sco/index.html"><file href="sco/index.html"/></resource></resources></manifest>`
+      : `<?xml version="1.0"?><manifest identifier="gen2004" version="1" xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3">
+<metadata><schema>ADL SCORM</schema><schemaversion>2004 3rd Edition</schemaversion></metadata>
+<organizations default="org"><organization identifier="org"><title>Generated 2004</title><item identifier="sco-1" identifierref="res-1"><title>The SCO</title></item></organization></organizations>
+<resources><resource identifier="res-1" type="webcontent" adlcp:scormType="sco" href="sco/index.html"><file href="sco/index.html"/></resource></resources></manifest>`;
+  const page = `<!doctype html><html><head><meta charset="utf-8"><title>SCO</title><script>
+function findAPI(w, name) { for (var i = 0; w && i < 10; i++) { if (w[name]) return w[name]; if (w.parent === w) break; w = w.parent; } return null; }
+var API = findAPI(window, ${JSON.stringify(version === '1.2' ? 'API' : 'API_1484_11')}) || (window.opener ? findAPI(window.opener, ${JSON.stringify(version === '1.2' ? 'API' : 'API_1484_11')}) : null);
+window.onload = function () { ${script} document.getElementById('state').textContent = 'ready'; };
+</script></head><body><p id="state">loading</p><button id="finish" onclick="window.finish()">Finish</button></body></html>`;
+  return zipOf({ 'imsmanifest.xml': manifest, 'sco/index.html': page });
+}

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, NotImplementedException, Param, ParseIntPipe, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Query, Res, UseInterceptors } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { pipeline } from 'node:stream/promises';
@@ -12,19 +12,22 @@ import { UploadedFilePart } from '../../platform/http/uploaded-file.decorator';
 import { CourseAssetsService } from './course-assets.service';
 import { CoursesService } from './courses.service';
 import { AssetPathQueryDto, AssetPolicyQueryDto, ImportAssetRequestDto } from './dto/asset.dto';
+import { PreviewLaunchLinkRequestDto } from './dto/preview-launch-link.dto';
 import { AssetUploadDto } from './dto/upload.dto';
+import { activityIdsOf, LaunchLinks, launchOptionsOf } from '../registrations/launch-links';
 
 const CR = [Scope.Read, Scope.ReadCourse] as const;
 const CW = [Scope.WriteCourse, Scope.Write] as const;
 const VERSION = new ParseIntPipe({ exceptionFactory: () => new InvalidInputError('versionId must be an integer') });
 
-/** Asset files, zip downloads, and the operations that wait for the player. */
+/** Asset files, zip downloads and preview launch links. */
 @ApiTags('course')
 @Controller('courses/:courseId')
 export class CourseAssetsController {
   constructor(
     private readonly assets: CourseAssetsService,
     private readonly courses: CoursesService,
+    private readonly launchLinks: LaunchLinks,
   ) {}
 
   @Post('asset')
@@ -144,18 +147,22 @@ export class CourseAssetsController {
   @HttpCode(200)
   @ApiOperation({ operationId: 'BuildCoursePreviewLaunchLink' })
   @Authorize(...CR)
-  async buildCoursePreviewLaunchLink(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string) {
-    await this.courses.requireCourse(p.appId, courseId);
-    throw new NotImplementedException('Course preview needs the player, which is not part of this release yet');
+  async buildCoursePreviewLaunchLink(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Body() body: PreviewLaunchLinkRequestDto, @Query('cssUrl') cssUrl?: string) {
+    // The contract also documents cssUrl as a query parameter of this operation; the body's wins.
+    return this.previewLink(p.appId, courseId, undefined, { ...body, cssUrl: body?.cssUrl ?? (typeof cssUrl === 'string' && cssUrl ? cssUrl : undefined) });
   }
 
   @Post('versions/:versionId/preview')
   @HttpCode(200)
   @ApiOperation({ operationId: 'BuildCoursePreviewLaunchLinkWithVersion' })
   @Authorize(...CR)
-  async buildCoursePreviewLaunchLinkWithVersion(@CurrentPrincipal() p: Principal, @Param('courseId') courseId: string, @Param('versionId', VERSION) versionId: number) {
-    await this.courses.resolveVersion(p.appId, courseId, versionId);
-    throw new NotImplementedException('Course preview needs the player, which is not part of this release yet');
+  async buildCoursePreviewLaunchLinkWithVersion(
+    @CurrentPrincipal() p: Principal,
+    @Param('courseId') courseId: string,
+    @Param('versionId', VERSION) versionId: number,
+    @Body() body: PreviewLaunchLinkRequestDto,
+  ) {
+    return this.previewLink(p.appId, courseId, versionId, body);
   }
 
   private async send(res: Response, object: { stream: NodeJS.ReadableStream; size: number; contentType?: string }): Promise<void> {
@@ -170,5 +177,13 @@ export class CourseAssetsController {
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Disposition', `attachment; filename="${zip.fileName}"`);
     await pipeline(zip.stream, res);
+  }
+
+  /** A launch link that runs the course version in the player without a registration; nothing is recorded. */
+  private async previewLink(appId: string, courseId: string, versionId: number | undefined, body: PreviewLaunchLinkRequestDto) {
+    const { version } = await this.courses.resolveVersion(appId, courseId, versionId);
+    const options = launchOptionsOf(body ?? {}, () => activityIdsOf(version.rootActivity, (n) => n.externalIdentifier));
+    const launchLink = await this.launchLinks.issue({ ...options, appId, target: { kind: 'preview', courseId, version: version.version }, tracking: false });
+    return { launchLink };
   }
 }

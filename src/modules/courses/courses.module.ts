@@ -11,6 +11,8 @@ import { CoursesController } from './courses.controller';
 import { CoursesService } from './courses.service';
 import { CourseEntity } from './entities/course.entity';
 import { CourseVersionEntity } from './entities/course-version.entity';
+// Launch links are issued by the player for registrations and course previews alike (see LaunchLinks).
+import { LaunchLinks } from '../registrations/launch-links';
 
 @Module({
   imports: [
@@ -18,8 +20,8 @@ import { CourseVersionEntity } from './entities/course-version.entity';
   ],
   // Import jobs first: `courses/importJobs/…` must not be taken for a course id.
   controllers: [CourseImportsController, CoursesController, CourseAssetsController],
-  providers: [CoursesService, CourseImportService, CoursePackageImporter, CourseAssetsService, CourseHooks],
-  exports: [CoursesService, CourseHooks],
+  providers: [CoursesService, CourseImportService, CoursePackageImporter, CourseAssetsService, CourseHooks, LaunchLinks],
+  exports: [CoursesService, CourseHooks, LaunchLinks],
 })
 export class CoursesModule implements OnModuleInit {
   constructor(

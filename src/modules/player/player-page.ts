@@ -1,4 +1,5 @@
 import { escapeHtml } from './player-errors';
+import { playerStrings } from './player-strings';
 import type { PlayerPageModel } from './player.service';
 
 /** JSON inside a <script> element: nothing in it may close the element. */
@@ -6,6 +7,8 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 
 /** The page-relative URL of a launchable's href (the session's content route). */
 export const contentUrlOf = (href: string) => `content/${href}`;
+/** The page-relative URL of the player's viewer of a media course (it plays content/<file>). */
+export const MEDIA_VIEWER_URL = 'media';
 
 /**
  * The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. A course with
@@ -13,11 +16,15 @@ export const contentUrlOf = (href: string) => `content/${href}`;
  */
 export function playerPage(model: PlayerPageModel, autocommitSeconds: number): string {
   const multi = model.nav.order.length > 1;
+  const windowed = model.launchType.startsWith('NEW_WINDOW');
+  const { lang, strings: t } = playerStrings(model.culture);
+  const afterClick = model.launchType.includes('AFTER_CLICK');
   const config = {
     version: model.version,
     activityId: model.activityId,
     title: model.title,
-    contentUrl: contentUrlOf(model.contentHref),
+    contentUrl: model.media ? MEDIA_VIEWER_URL : contentUrlOf(model.contentHref),
+    launchType: model.launchType,
     commitUrl: 'commit',
     activityUrl: 'activity',
     cmi: model.cmi,
@@ -25,14 +32,15 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
+    strings: t,
   };
   const navHtml = multi
-    ? `<div id="lcds-bar" role="toolbar" aria-label="Course navigation"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
-<span class="lcds-buttons"><button type="button" id="lcds-prev">Previous</button><button type="button" id="lcds-next">Continue</button><button type="button" id="lcds-exit">Exit</button></span></div>
-<div id="lcds-main"><nav id="lcds-toc" aria-label="Table of contents"><ul id="lcds-toc-list"></ul></nav>`
+    ? `<div id="lcds-bar" role="toolbar" aria-label="${escapeHtml(t.navigation)}"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
+<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button></span></div>
+<div id="lcds-main"><nav id="lcds-toc" aria-label="${escapeHtml(t.contents)}"><ul id="lcds-toc-list"></ul></nav>`
     : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
 <style>html,body{margin:0;height:100%;overflow:hidden;font:15px system-ui,sans-serif}#lcds-sco{border:0;width:100%;height:100%;display:block}
 #lcds-message{display:none;position:fixed;left:0;right:0;top:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10}
@@ -48,15 +56,23 @@ body.lcds-multi{display:flex;flex-direction:column}
 #lcds-toc .lcds-item[aria-current]{background:#dde8f7;font-weight:600}
 #lcds-toc .lcds-item:disabled{cursor:default;color:inherit}
 #lcds-toc .lcds-status{color:#2a7a2a}
-body.lcds-multi #lcds-sco{flex:1;width:auto;height:auto}</style>
+body.lcds-multi #lcds-sco{flex:1;width:auto;height:auto}
+#lcds-elsewhere{display:none;max-width:40em;margin:4em auto;padding:0 1em}
+body.lcds-windowed #lcds-sco{display:none}body.lcds-windowed #lcds-elsewhere{display:block}body.lcds-multi #lcds-elsewhere{flex:1}</style>
 ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : ''}
 <script src="/player/assets/scorm-again.min.js"></script>
 <script id="lcds-config" type="application/json">${scriptJson(config)}</script>
 <script src="/player/assets/player.js"></script>
-</head><body${multi ? ' class="lcds-multi"' : ''}>
+</head><body class="${[multi ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
 <div id="lcds-message" role="alert"></div>
-<div id="lcds-done"><h1>You have left the course</h1><p>Your progress has been saved. You may close this window.</p></div>
-${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${multi ? '</div>' : ''}
+<div id="lcds-done"><h1>${escapeHtml(t.doneTitle)}</h1><p>${escapeHtml(t.doneText)}</p></div>
+${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
+    windowed
+      ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${escapeHtml(afterClick ? t.readyTitle : t.elsewhereTitle)}</h1>
+<p id="lcds-elsewhere-text">${escapeHtml(afterClick ? t.readyText : t.elsewhereText)}</p>
+<button type="button" id="lcds-open">${escapeHtml(afterClick ? t.open : t.showWindow)}</button></div>`
+      : ''
+  }${multi ? '</div>' : ''}
 </body></html>`;
 }
 
@@ -78,7 +94,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
-  var nav = cfg.nav, waiters = [];
+  var nav = cfg.nav, waiters = [], T = cfg.strings;
+  var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
   function hide() { $('lcds-message').style.display = 'none'; }
@@ -126,17 +143,17 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function whenSettled() { return new Promise(function (resolve) { waiters.push(resolve); notify(); }); }
   function flush() {
     if (sending || !pending || fatal) return;
-    var p = pending; pending = null; sending = true;
+    var p = pending; pending = null; sending = true; inflight = p;
     post(cfg.commitUrl, p, unloading).then(function (res) {
-      sending = false; failures = 0; hide();
+      sending = false; inflight = null; failures = 0; hide();
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
-      sending = false;
-      if (err && err.fatal) { fatal = true; show('This session has ended; your latest progress could not be saved. Launch the course again.'); notify(); return; }
+      sending = false; inflight = null;
+      if (err && err.fatal) { fatal = true; show(T.sessionEnded); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
-      if (failures >= 3) show('Your progress could not be saved (' + failures + ' attempts). Retrying; please keep this window open.');
+      if (failures >= 3) show(T.saveFailing.replace('{n}', String(failures)));
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
@@ -187,8 +204,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var target = cfg.redirectOnExitUrl;
     if (/^https?:/i.test(target)) { window.location.href = target; return; }
     if (target === 'blank') { window.location.href = 'about:blank'; return; }
+    closePopup();
     if (nav) { $('lcds-bar').style.display = 'none'; $('lcds-main').style.display = 'none'; }
     $('lcds-sco').style.display = 'none';
+    if (windowed) $('lcds-elsewhere').style.display = 'none';
     $('lcds-done').style.display = 'block';
   }
   function onFinish(a) {
@@ -238,15 +257,57 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
     $('lcds-exit').disabled = busy || finished;
   }
+  // ---- where the content runs: the player's frame, or (PlayerLaunchType NEW_WINDOW…) a window of its own ----
+  function openContent(url) {
+    contentUrl = url;
+    if (!windowed) { $('lcds-sco').src = url; return; }
+    if (popup && !popup.closed) { popup.location.href = url; popup.focus(); return; }
+    var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? 'popup=yes,toolbar=no,location=no,menubar=no,status=no,resizable=yes,scrollbars=yes' : '';
+    popup = window.open(url, 'lcds-content', features);
+    if (!popup) { show(T.popupBlocked); return; }
+    hide();
+    $('lcds-elsewhere-title').textContent = T.elsewhereTitle;
+    $('lcds-elsewhere-text').textContent = T.elsewhereText;
+    $('lcds-open').textContent = T.showWindow;
+    if (!watcher) watcher = setInterval(watchPopup, 500);
+  }
+  /** The learner closed the course window: the lesson ends as if they had pressed Exit. */
+  function watchPopup() {
+    if (!popup || !popup.closed || busy || finished) return;
+    clearInterval(watcher); watcher = null; popup = null;
+    if (!terminated && cfg.tracking) commit(api, null, true);
+    terminated = true; finished = true; renderNav();
+    whenSettled().then(afterSettled);
+  }
+  function closePopup() {
+    if (watcher) { clearInterval(watcher); watcher = null; }
+    if (popup && !popup.closed) popup.close();
+    popup = null;
+  }
+  /** Navigates the content to about:blank and resolves once it got there (its unload handlers have run). */
+  function blankContent() {
+    return new Promise(function (resolve) {
+      var done = false;
+      function next() { if (done) return; done = true; resolve(); }
+      setTimeout(next, 3000);
+      if (!windowed) {
+        var frame = $('lcds-sco');
+        frame.addEventListener('load', function onLoad() { frame.removeEventListener('load', onLoad); next(); });
+        frame.src = 'about:blank';
+        return;
+      }
+      if (!popup || popup.closed) { next(); return; }
+      popup.location.href = 'about:blank';
+      (function poll() {
+        var there = false;
+        try { there = popup.closed || (popup.location.href === 'about:blank' && popup.document.readyState === 'complete'); } catch (e) { there = false; }
+        if (there) next(); else if (!done) setTimeout(poll, 50);
+      })();
+    });
+  }
   /** Unloads the SCO (its unload handlers may still call the API), then commits what it left as final. */
   function unloadSco() {
-    return new Promise(function (resolve) {
-      var frame = $('lcds-sco'), done = false;
-      function next() { if (done) return; done = true; frame.removeEventListener('load', next); resolve(); }
-      frame.addEventListener('load', next);
-      setTimeout(next, 3000);
-      frame.src = 'about:blank';
-    }).then(function () {
+    return blankContent().then(function () {
       if (!terminated && cfg.tracking) commit(api, null, true);
       terminated = true;
       return whenSettled();
@@ -265,10 +326,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       createApi(launch.cmi);
       busy = false; renderNav();
       $('lcds-sco').title = launch.title || '';
-      $('lcds-sco').src = launch.contentUrl;
+      openContent(launch.contentUrl);
     }, function () {
       busy = false; renderNav();
-      show('The next part of the course could not be opened. Check your connection and try again.');
+      show(T.nextFailed);
     });
   }
   function exit() {
@@ -286,8 +347,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (pending) pending = null;
       post(cfg.commitUrl, payload, true).catch(function () {});
     } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }
+    // A commit still on its way without keepalive (the SCO's last one, sent as it terminated) may be cut off with
+    // the page: send it again with keepalive (the server applies a sequence number once).
+    else if (inflight) post(cfg.commitUrl, inflight, true).catch(function () {});
   }
-  window.addEventListener('pagehide', leaving);
+  window.addEventListener('pagehide', function () { leaving(); closePopup(); });
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
 
   function start() {
@@ -297,7 +361,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       $('lcds-exit').addEventListener('click', exit);
       renderNav();
     }
-    $('lcds-sco').src = cfg.contentUrl;
+    if (windowed) {
+      $('lcds-open').addEventListener('click', function () { if (popup && !popup.closed) popup.focus(); else openContent(contentUrl || cfg.contentUrl); });
+      if (/AFTER_CLICK/.test(cfg.launchType)) { contentUrl = cfg.contentUrl; return; }
+    }
+    openContent(cfg.contentUrl);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
+import type { AdditionalValue } from '../registrations/launch-links';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -8,6 +9,10 @@ export interface PlayerSessionSettings {
   startSco?: string;
   culture?: string;
   cssUrl?: string;
+  /** `additionalvalues` of the link: appended to the content's launch URL as query parameters. */
+  additionalValues?: AdditionalValue[];
+  /** A course preview (no registration; registrationId is '' and nothing is recorded): the course version it runs. */
+  preview?: { courseId: string; version: number };
   /** Set at launch, changed when the player switches activity: the activity the player runs. */
   activityId?: string;
   /** Set at launch: the instance's commit_seq then; the session's commits count on from it. */

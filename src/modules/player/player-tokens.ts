@@ -6,6 +6,7 @@ export interface LaunchClaims {
   /** Token id = player_session.id */
   id: string;
   app: string;
+  /** '' for a course preview (the session row names the course version). */
   reg: string;
   inst: number;
   /** Expiry, epoch seconds. */

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { ContentStore, contentTypeFor, RangeNotSatisfiableError, segmentProblem } from '../../platform/storage/content-store';
 import { messagePage, PlayerError } from './player-errors';
+import { MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
 import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
 import { CommitBody, PlayerService } from './player.service';
 
@@ -98,6 +99,18 @@ export class PlayerController {
     }
   }
 
+  /** The viewer of a media course, where the SCO of another course would run. */
+  @Get('s/:token/media')
+  @PublicEndpoint()
+  async mediaViewer(@Param('token') token: string, @Res() res: Response) {
+    await this.page(res, async () => {
+      const media = await this.player.mediaOf(token);
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.type('html').send(mediaViewerPage(media));
+    });
+  }
+
   @Get('s/:token/content/*path')
   @PublicEndpoint()
   async content(@Param('token') token: string, @Req() req: Request, @Res() res: Response) {
@@ -184,12 +197,34 @@ export class PlayerController {
     createReadStream(SCORM_AGAIN).pipe(res);
   }
 
+  @Get('assets/media.js')
+  @PublicEndpoint()
+  mediaScript(@Res() res: Response) {
+    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.send(MEDIA_SCRIPT);
+  }
+
   @Get('assets/player.js')
   @PublicEndpoint()
   playerScript(@Res() res: Response) {
     res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
     res.setHeader('Cache-Control', 'no-cache');
     res.send(PLAYER_SCRIPT);
+  }
+
+  /** pdf.js (pdfjs-dist), which the PDF viewer of media courses runs. */
+  @Get('assets/:file')
+  @PublicEndpoint()
+  pdfjs(@Param('file') file: string, @Res() res: Response) {
+    const path = Object.prototype.hasOwnProperty.call(PDFJS_ASSETS, file) ? PDFJS_ASSETS[file as keyof typeof PDFJS_ASSETS] : null;
+    if (!path) {
+      res.status(404).type('text/plain').send('Not found');
+      return;
+    }
+    res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    createReadStream(require.resolve(path)).pipe(res);
   }
 
   /** Runs a page handler; a PlayerError becomes a small HTML page with its status, never a stack trace. */

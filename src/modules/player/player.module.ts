@@ -1,20 +1,23 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CoursesModule } from '../courses/courses.module';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { LaunchLinks } from '../registrations/launch-links';
 import { RegistrationsModule } from '../registrations/registrations.module';
+import { SettingsModule } from '../settings/settings.module';
 import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
+import { PlayerSessionReaper } from './player-session-reaper';
 import { PlayerService } from './player.service';
 
-/** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink. */
+/** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
 @Module({
-  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), RegistrationsModule],
+  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule],
   controllers: [PlayerController],
-  providers: [PlayerService],
+  providers: [PlayerService, PlayerSessionReaper],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(

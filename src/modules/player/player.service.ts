@@ -6,12 +6,15 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
+import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
 import { RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { RegistrationsService } from '../registrations/registrations.service';
+import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
@@ -27,6 +30,8 @@ export interface ActivityLaunch {
   title: string;
   contentHref: string;
   cmi: FlatCmi;
+  /** Media courses: the player's own viewer runs the file and drives the SCORM API. */
+  media?: MediaKind;
 }
 
 /** What the player page needs: the activity it starts with, and the course's table of contents. */
@@ -37,6 +42,9 @@ export interface PlayerPageModel extends ActivityLaunch {
   tracking: boolean;
   redirectOnExitUrl: string;
   cssUrl?: string;
+  culture?: string;
+  /** PlayerLaunchType: FRAMESET runs the content in the player page; NEW_WINDOW… in a window of its own. */
+  launchType: string;
   nav: PlayerNav;
 }
 
@@ -46,6 +54,22 @@ export interface CommitBody {
   cmi: FlatCmi;
   final?: boolean;
 }
+
+interface SessionContext {
+  reg: RegistrationEntity | null;
+  inst: RegistrationInstanceEntity | null;
+  version: CourseVersionEntity;
+  launchables: LaunchableActivity[];
+}
+
+/** Who a course preview runs as (no registration, no learner). */
+const PREVIEW_LEARNER = { id: 'preview', name: 'Preview' };
+
+/** The media file of a media course (a single PDF, video or audio file), from what its import kept. */
+const mediaOf = (version: CourseVersionEntity): { kind: MediaKind; file: string } | null => {
+  const media = version.package?.packageData?.media as { kind?: MediaKind; file?: string } | undefined;
+  return media?.kind && media.file ? { kind: media.kind, file: media.file } : null;
+};
 
 type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { standard: ScormVersion } };
 
@@ -68,6 +92,8 @@ export class PlayerService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: KeyRing,
     private readonly postbacks: RegistrationPostbacks,
+    private readonly registrationsService: RegistrationsService,
+    private readonly settings: SettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -77,23 +103,28 @@ export class PlayerService {
     const id = randomUUID();
     const now = new Date();
     const exp = Math.floor(now.getTime() / 1000) + req.expirySeconds;
+    const target = req.target;
+    const registrationId = target.kind === 'registration' ? target.registrationId : '';
+    const instance = target.kind === 'registration' ? target.instance : 0;
     const settings: PlayerSessionSettings = {
       redirectOnExitUrl: req.redirectOnExitUrl,
-      tracking: req.tracking,
+      tracking: req.tracking && target.kind === 'registration',
       ...(req.startSco ? { startSco: req.startSco } : {}),
       ...(req.culture ? { culture: req.culture } : {}),
       ...(req.cssUrl ? { cssUrl: req.cssUrl } : {}),
+      ...(req.additionalValues?.length ? { additionalValues: req.additionalValues } : {}),
+      ...(target.kind === 'preview' ? { preview: { courseId: target.courseId, version: target.version } } : {}),
     };
-    await this.sessions.insert({ id, appId: req.appId, registrationId: req.registrationId, instance: req.instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings });
+    await this.sessions.insert({ id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings });
     const claims: LaunchClaims = {
       t: 'launch',
       id,
       app: req.appId,
-      reg: req.registrationId,
-      inst: req.instance,
+      reg: registrationId,
+      inst: instance,
       exp,
       redirect: req.redirectOnExitUrl,
-      tracking: req.tracking,
+      tracking: settings.tracking,
       ...(req.startSco ? { startSco: req.startSco } : {}),
       ...(req.culture ? { culture: req.culture } : {}),
       ...(req.cssUrl ? { css: req.cssUrl } : {}),
@@ -113,15 +144,15 @@ export class PlayerService {
       if (!known) throw new PlayerError(410, 'This link is no longer valid', 'The registration of this launch link no longer exists.');
       throw new PlayerError(410, 'This link has already been used', 'Each launch link opens the course once. Go back to where you found it and launch the course again.');
     }
+    const issued = (await this.sessions.findOneBy({ id: claims.id }))?.settings ?? null;
+    if (issued?.preview) return this.launchPreview(claims, issued, issued.preview);
     const reg = await this.registrations.findOneBy({ appId: claims.app, id: claims.reg });
     const inst = reg ? await this.instances.findOneBy({ appId: claims.app, registrationId: claims.reg, instance: claims.inst }) : null;
     if (!reg || !inst || !inst.activityDetails) throw new PlayerError(410, 'This course is no longer available', 'The registration of this launch link no longer exists.');
     const version = await this.versions.findOneBy({ appId: claims.app, courseId: reg.courseId, version: inst.courseVersion });
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
-    const scormVersion = standardVersion(version.learningStandard);
-    if (!scormVersion) throw new PlayerError(501, 'This course cannot be played yet', `The player does not run ${version.learningStandard} courses yet.`);
-    const launchable = this.pickActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
-    if (!launchable) throw new PlayerError(409, 'This course has nothing to launch', 'The course has no launchable activity.');
+    const scormVersion = this.runtimeOf(version);
+    const launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
@@ -159,6 +190,7 @@ export class PlayerService {
       tracking: claims.tracking,
       ...(claims.culture ? { culture: claims.culture } : {}),
       ...(claims.css ? { cssUrl: claims.css } : {}),
+      ...(issued?.additionalValues ? { additionalValues: issued.additionalValues } : {}),
       activityId: launchable.id,
       seqBase: inst.commitSeq,
       baseSeconds,
@@ -166,9 +198,37 @@ export class PlayerService {
       standard: scormVersion,
       ...(passing !== undefined ? { passing } : {}),
     };
+    return this.openSession(claims.id, settings, launchHistoryId, now);
+  }
+
+  /** A preview link opens a session on the course version alone: no registration, no launch history, tracking off. */
+  private async launchPreview(claims: LaunchClaims, issued: PlayerSessionSettings, target: { courseId: string; version: number }): Promise<string> {
+    const version = await this.versions.findOneBy({ appId: claims.app, courseId: target.courseId, version: target.version });
+    if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this preview link has been deleted.');
+    const standard = this.runtimeOf(version);
+    const launchable = this.requireActivity(version, issued.startSco);
+    const passing = passingOf(launchable);
+    const settings: PlayerSessionSettings = { ...issued, tracking: false, activityId: launchable.id, standard, ...(passing !== undefined ? { passing } : {}) };
+    return this.openSession(claims.id, settings, null, new Date());
+  }
+
+  private async openSession(id: string, settings: PlayerSessionSettings, launchHistoryId: string | null, now: Date): Promise<string> {
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
-    await this.sessions.update({ id: claims.id }, { launchHistoryId, expiresAt, settings });
-    return encodeToken(this.keys, { t: 'session', id: claims.id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims);
+    await this.sessions.update({ id }, { launchHistoryId, expiresAt, settings });
+    return encodeToken(this.keys, { t: 'session', id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims);
+  }
+
+  /** The SCORM runtime the player runs a course version with (media courses run a 2004 API their viewer drives). */
+  private runtimeOf(version: CourseVersionEntity): ScormVersion {
+    const scormVersion = standardVersion(version.learningStandard) ?? (mediaOf(version) ? '2004' : null);
+    if (!scormVersion) throw new PlayerError(501, 'This course cannot be played yet', `The player does not run ${version.learningStandard} courses yet.`);
+    return scormVersion;
+  }
+
+  private requireActivity(version: CourseVersionEntity, preferred?: string): LaunchableActivity {
+    const launchable = this.pickActivity(version, preferred);
+    if (!launchable) throw new PlayerError(409, 'This course has nothing to launch', 'The course has no launchable activity.');
+    return launchable;
   }
 
   private pickActivity(version: CourseVersionEntity, preferred?: string): LaunchableActivity | undefined {
@@ -190,7 +250,14 @@ export class PlayerService {
     return row as LiveSession;
   }
 
-  private async sessionContext(session: LiveSession) {
+  /** The registration, instance and course version a session runs (a preview: the course version alone). */
+  private async sessionContext(session: LiveSession): Promise<SessionContext> {
+    const preview = session.settings.preview;
+    if (preview) {
+      const version = await this.versions.findOneBy({ appId: session.appId, courseId: preview.courseId, version: preview.version });
+      if (!version?.package) throw new PlayerError(410, 'This course is no longer available', 'The course of this preview has been deleted.');
+      return { reg: null, inst: null, version, launchables: version.package.launchables };
+    }
     const reg = await this.registrations.findOneBy({ appId: session.appId, id: session.registrationId });
     const inst = reg ? await this.instances.findOneBy({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : null;
     if (!reg || !inst) throw new PlayerError(410, 'This course is no longer available', 'The registration no longer exists.');
@@ -199,30 +266,40 @@ export class PlayerService {
     return { reg, inst, version, launchables: version.package.launchables };
   }
 
-  /** The activity as a fresh SCORM API starts it: its stored runtime, the learner, its launch URL. */
-  private activityLaunch(session: LiveSession, reg: RegistrationEntity, inst: RegistrationInstanceEntity, launchable: LaunchableActivity): ActivityLaunch {
+  /**
+   * The activity as a fresh SCORM API starts it: its stored runtime, the learner, its launch URL. The link's culture
+   * is the learner's language preference; its additional values are query parameters of the content's URL.
+   */
+  private activityLaunch(session: LiveSession, ctx: SessionContext, launchable: LaunchableActivity): ActivityLaunch {
     const s = session.settings;
-    const node = inst.activityDetails ? findActivity(inst.activityDetails, launchable.id) : null;
-    const name = [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ');
+    const { reg, inst } = ctx;
+    const node = inst?.activityDetails ? findActivity(inst.activityDetails, launchable.id) : null;
+    const learner = reg ? { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') } : PREVIEW_LEARNER;
     const passing = passingOf(launchable);
     const masteryScore = s.standard === '1.2' && passing !== undefined ? Math.round(passing * 100) : undefined;
-    const cmi = initialCmi(s.standard, node?.runtime, { id: reg.learnerId, name }, {
+    const cmi = initialCmi(s.standard, node?.runtime, learner, {
       totalSeconds: trackedSeconds(node?.timeTracked),
       ...(typeof launchable.data.dataFromLms === 'string' ? { launchData: launchable.data.dataFromLms } : {}),
       ...(masteryScore !== undefined ? { masteryScore } : {}),
       ...(s.standard === '2004' && passing !== undefined ? { scaledPassingScore: passing } : {}),
     });
-    const href = launchable.href + (launchable.parameters ? (launchable.href.includes('?') ? '&' : '?') + launchable.parameters.replace(/^[?&]/, '') : '');
-    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi };
+    const language = s.standard === '1.2' ? 'cmi.student_preference.language' : 'cmi.learner_preference.language';
+    const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
+    if (s.culture && !stored) cmi[language] = s.culture;
+    const query = [launchable.parameters?.replace(/^[?&]/, ''), ...(s.additionalValues ?? []).map((p) => `${encodeURIComponent(p.item)}=${encodeURIComponent(p.value)}`)].filter((q) => q);
+    const href = launchable.href + (query.length ? (launchable.href.includes('?') ? '&' : '?') + query.join('&') : '');
+    const media = mediaOf(ctx.version);
+    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi, ...(media ? { media: media.kind } : {}) };
   }
 
   async pageModel(token: string): Promise<PlayerPageModel> {
     const session = await this.requireSession(token);
     const s = session.settings;
-    const { reg, inst, version, launchables } = await this.sessionContext(session);
+    const ctx = await this.sessionContext(session);
+    const { inst, version, launchables } = ctx;
     const launchable = launchables.find((a) => a.id === s.activityId);
     if (!launchable) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
-    const first = this.activityLaunch(session, reg, inst, launchable);
+    const first = this.activityLaunch(session, ctx, launchable);
     return {
       ...first,
       title: first.title || version.title,
@@ -231,8 +308,19 @@ export class PlayerService {
       tracking: s.tracking,
       redirectOnExitUrl: s.redirectOnExitUrl,
       ...(s.cssUrl ? { cssUrl: s.cssUrl } : {}),
-      nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst.activityDetails),
+      ...(s.culture ? { culture: s.culture } : {}),
+      launchType: await this.launchTypeOf(session, version),
+      nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
     };
+  }
+
+  /** The effective PlayerLaunchType of the session's registration instance (a preview: of its course version). */
+  private async launchTypeOf(session: LiveSession, version: CourseVersionEntity): Promise<string> {
+    const preview = session.settings.preview;
+    const target: SettingTarget = preview
+      ? { level: 'courseVersion', courseId: preview.courseId, version: preview.version, learningStandard: version.learningStandard, singleSco: (version.package?.launchables.length ?? 0) <= 1 }
+      : await this.registrationsService.settingTarget(session.appId, session.registrationId, session.instance);
+    return (await this.settings.effective(session.appId, target, ['PlayerLaunchType'])).get('PlayerLaunchType') ?? 'FRAMESET';
   }
 
   /**
@@ -245,12 +333,13 @@ export class PlayerService {
     if (typeof activityId !== 'string' || !activityId) throw new PlayerError(400, 'Bad request', 'activityId is required');
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
     for (let attempt = 0; attempt < 5; attempt++) {
-      const { reg, inst, launchables } = await this.sessionContext(session);
+      const ctx = await this.sessionContext(session);
+      const { inst, launchables } = ctx;
       const launchable = launchables.find((a) => a.id === activityId);
       if (!launchable) throw new PlayerError(404, 'No such activity', 'The course has no launchable activity with this id.');
-      const tree = inst.activityDetails;
+      const tree = inst?.activityDetails ?? null;
       const node = tree ? findActivity(tree, launchable.id) : null;
-      if (session.settings.tracking && tree && node) {
+      if (session.settings.tracking && inst && tree && node) {
         const now = new Date();
         if (node.runtime?.exit !== 'suspend') node.attempts += 1;
         rollUp(tree);
@@ -263,7 +352,7 @@ export class PlayerService {
       if (passing !== undefined) settings.passing = passing;
       await this.sessions.update({ id: session.id }, { settings });
       const next = { ...session, settings } as LiveSession;
-      return this.activityLaunch(next, reg, inst, launchable);
+      return this.activityLaunch(next, ctx, launchable);
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }
@@ -271,11 +360,17 @@ export class PlayerService {
   /** Where a session's content lives in the content store. */
   async contentPrefix(token: string): Promise<string> {
     const session = await this.requireSession(token);
-    const reg = await this.registrations.findOneBy({ appId: session.appId, id: session.registrationId });
-    const inst = reg ? await this.instances.findOneBy({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : null;
-    const version = reg && inst ? await this.versions.findOne({ where: { appId: session.appId, courseId: reg.courseId, version: inst.courseVersion }, select: { contentPrefix: true } }) : null;
-    if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
+    const { version } = await this.sessionContext(session);
     return version.contentPrefix.endsWith('/') ? version.contentPrefix : `${version.contentPrefix}/`;
+  }
+
+  /** The media file of a media course session (the viewer page plays it). */
+  async mediaOf(token: string): Promise<{ kind: MediaKind; file: string; title: string }> {
+    const session = await this.requireSession(token);
+    const { version } = await this.sessionContext(session);
+    const media = mediaOf(version);
+    if (!media) throw new PlayerError(404, 'Not a media course', 'This course is not a single media file.');
+    return { ...media, title: version.title };
   }
 
   // ---- commits ----------------------------------------------------------------------------------------------

@@ -14,16 +14,14 @@ import { BatchTagsDto, TagListDto } from '../tags/dto/tags.dto';
 import { TagsService } from '../tags/tags.service';
 import { CreateRegistrationDto, CreateRegistrationQueryDto, LaunchLinkRequestDto, PostBackDto } from './dto/registration.dto';
 import { LaunchHistoryQueryDto, RegistrationIncludeQueryDto, RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
-import { LaunchLinks } from './launch-links';
+import { activityIdsOf, LaunchLinks, launchOptionsOf } from './launch-links';
 import { RegistrationPostback } from './registration-postback';
-import { httpUrlProblem, RegistrationsService } from './registrations.service';
+import { RegistrationsService } from './registrations.service';
 
 const R = [Scope.Read, Scope.ReadRegistration] as const;
 const W = [Scope.Write, Scope.WriteRegistration] as const;
 const D = [Scope.Delete, Scope.DeleteRegistration] as const;
 const INSTANCE = new ParseIntPipe({ exceptionFactory: () => new InvalidInputError('instanceId must be an integer') });
-/** Keywords redirectOnExitUrl may carry instead of a URL (the client documentation's list); '' means the configured setting. */
-const REDIRECT_KEYWORDS = ['closer', 'blank', 'message'];
 
 @ApiTags('registration')
 @Controller('registrations')
@@ -99,38 +97,13 @@ export class RegistrationsController {
   @Authorize(...R)
   async buildRegistrationLaunchLink(@CurrentPrincipal() p: Principal, @Param('registrationId') registrationId: string, @Body() body: LaunchLinkRequestDto) {
     const reg = await this.registrations.requireRegistration(p.appId, registrationId);
-    const expiry = body.expiry ?? 120;
-    if (expiry < 10 || expiry > 300) throw new InvalidInputError(`expiry must be from 10 to 300 seconds, not ${expiry}`);
-    const redirect = body.redirectOnExitUrl.trim();
-    if (redirect !== '' && !REDIRECT_KEYWORDS.includes(redirect)) {
-      const problem = httpUrlProblem(redirect, 'redirectOnExitUrl');
-      if (problem) throw new InvalidInputError(`${problem}, or one of ${REDIRECT_KEYWORDS.join(', ')}`);
-    }
-    if (body.cssUrl) {
-      const problem = httpUrlProblem(body.cssUrl, 'cssUrl');
-      if (problem) throw new InvalidInputError(problem);
-    }
     const inst = await this.registrations.requireInstance(p.appId, reg);
-    if (body.startSco) {
-      const ids = new Set<string>();
-      const walk = (n: { id: string; children?: Array<{ id: string; children?: unknown[] }> } | null) => {
-        if (!n) return;
-        ids.add(n.id);
-        for (const c of n.children ?? []) walk(c as typeof n);
-      };
-      walk(inst.activityDetails);
-      if (!ids.has(body.startSco)) throw new InvalidInputError(`startSco '${body.startSco}' is not an activity of the registration's course`);
-    }
+    const options = launchOptionsOf(body, () => activityIdsOf(inst.activityDetails, (n) => n.id));
     const launchLink = await this.launchLinks.issue({
+      ...options,
       appId: p.appId,
-      registrationId,
-      instance: inst.instance,
-      expirySeconds: expiry,
-      redirectOnExitUrl: redirect,
+      target: { kind: 'registration', registrationId, instance: inst.instance },
       tracking: body.tracking !== false,
-      ...(body.startSco ? { startSco: body.startSco } : {}),
-      ...(body.culture ? { culture: body.culture } : {}),
-      ...(body.cssUrl ? { cssUrl: body.cssUrl } : {}),
     });
     return { launchLink };
   }

@@ -9,7 +9,6 @@ import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
-import { LaunchLinks } from './launch-links';
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationsController } from './registrations.controller';
@@ -22,8 +21,8 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchLinks],
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchLinks],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(

@@ -1,0 +1,60 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThanOrEqual, Repository } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { PlayerSessionEntity } from './player-session.entity';
+
+const REAP_EVERY_MS = 15 * 60 * 1000;
+/** Rows deleted per statement: short statements that never hold locks for long on a busy table. */
+export const REAP_BATCH = 500;
+
+/**
+ * Deletes player sessions past their expiry (unused launch links after `expiry`, sessions SESSION_TTL_SECONDS after
+ * launch): at start, then every 15 minutes, in batches. Runs on worker processes only (LCDS_ROLE worker or all).
+ */
+@Injectable()
+export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(PlayerSessionReaper.name);
+  private timer?: NodeJS.Timeout;
+  private running: Promise<number> | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.role === 'api') return;
+    void this.reap();
+    this.timer = setInterval(() => void this.reap(), REAP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Deletes every session that expired before `now`; returns how many. One run at a time per process. */
+  reap(now = new Date()): Promise<number> {
+    this.running ??= this.reapAll(now).finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async reapAll(now: Date): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const batch = await this.sessions.find({ select: { id: true }, where: { expiresAt: LessThanOrEqual(now) }, order: { expiresAt: 'ASC' }, take: REAP_BATCH });
+        if (batch.length === 0) break;
+        await this.sessions.delete(batch.map((r) => r.id));
+        total += batch.length;
+        if (batch.length < REAP_BATCH) break;
+      }
+      if (total > 0) this.logger.log({ msg: 'expired player sessions deleted', count: total });
+    } catch (err) {
+      this.logger.warn({ msg: 'reaping expired player sessions failed', err: (err as Error).message, deletedSoFar: total });
+    }
+    return total;
+  }
+}

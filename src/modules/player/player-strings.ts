@@ -1,0 +1,110 @@
+/** What the player itself says to the learner (the launch link's `culture` picks the language; English otherwise). */
+export interface PlayerStrings {
+  previous: string;
+  continue: string;
+  exit: string;
+  navigation: string;
+  contents: string;
+  doneTitle: string;
+  doneText: string;
+  readyTitle: string;
+  readyText: string;
+  elsewhereTitle: string;
+  elsewhereText: string;
+  open: string;
+  showWindow: string;
+  popupBlocked: string;
+  sessionEnded: string;
+  /** `{n}` = the number of attempts so far. */
+  saveFailing: string;
+  nextFailed: string;
+}
+
+const EN: PlayerStrings = {
+  previous: 'Previous',
+  continue: 'Continue',
+  exit: 'Exit',
+  navigation: 'Course navigation',
+  contents: 'Table of contents',
+  doneTitle: 'You have left the course',
+  doneText: 'Your progress has been saved. You may close this window.',
+  readyTitle: 'Your course is ready',
+  readyText: 'The course opens in a window of its own.',
+  elsewhereTitle: 'The course is open in another window',
+  elsewhereText: 'Work through the course in its own window; this page saves your progress. Closing the course window ends the lesson.',
+  open: 'Open the course',
+  showWindow: 'Show the course window',
+  popupBlocked: 'Your browser blocked the course window. Use the button below to open it.',
+  sessionEnded: 'This session has ended; your latest progress could not be saved. Launch the course again.',
+  saveFailing: 'Your progress could not be saved ({n} attempts). Retrying; please keep this window open.',
+  nextFailed: 'The next part of the course could not be opened. Check your connection and try again.',
+};
+
+const FR: PlayerStrings = {
+  previous: 'Précédent',
+  continue: 'Continuer',
+  exit: 'Quitter',
+  navigation: 'Navigation du cours',
+  contents: 'Table des matières',
+  doneTitle: 'Vous avez quitté le cours',
+  doneText: 'Votre progression est enregistrée. Vous pouvez fermer cette fenêtre.',
+  readyTitle: 'Votre cours est prêt',
+  readyText: 'Le cours s’ouvre dans une fenêtre à part.',
+  elsewhereTitle: 'Le cours est ouvert dans une autre fenêtre',
+  elsewhereText: 'Suivez le cours dans sa fenêtre ; cette page enregistre votre progression. Fermer la fenêtre du cours termine la leçon.',
+  open: 'Ouvrir le cours',
+  showWindow: 'Afficher la fenêtre du cours',
+  popupBlocked: 'Votre navigateur a bloqué la fenêtre du cours. Utilisez le bouton ci-dessous pour l’ouvrir.',
+  sessionEnded: 'Cette session est terminée ; votre dernière progression n’a pas pu être enregistrée. Relancez le cours.',
+  saveFailing: 'Votre progression n’a pas pu être enregistrée ({n} tentatives). Nouvel essai ; gardez cette fenêtre ouverte.',
+  nextFailed: 'La partie suivante du cours n’a pas pu être ouverte. Vérifiez votre connexion et réessayez.',
+};
+
+const DE: PlayerStrings = {
+  previous: 'Zurück',
+  continue: 'Weiter',
+  exit: 'Beenden',
+  navigation: 'Kursnavigation',
+  contents: 'Inhaltsverzeichnis',
+  doneTitle: 'Sie haben den Kurs verlassen',
+  doneText: 'Ihr Fortschritt wurde gespeichert. Sie können dieses Fenster schließen.',
+  readyTitle: 'Ihr Kurs ist bereit',
+  readyText: 'Der Kurs öffnet sich in einem eigenen Fenster.',
+  elsewhereTitle: 'Der Kurs ist in einem anderen Fenster geöffnet',
+  elsewhereText: 'Bearbeiten Sie den Kurs in seinem Fenster; diese Seite speichert Ihren Fortschritt. Das Schließen des Kursfensters beendet die Lektion.',
+  open: 'Kurs öffnen',
+  showWindow: 'Kursfenster anzeigen',
+  popupBlocked: 'Ihr Browser hat das Kursfenster blockiert. Öffnen Sie es mit der Schaltfläche unten.',
+  sessionEnded: 'Diese Sitzung ist beendet; Ihr letzter Fortschritt konnte nicht gespeichert werden. Starten Sie den Kurs erneut.',
+  saveFailing: 'Ihr Fortschritt konnte nicht gespeichert werden ({n} Versuche). Neuer Versuch; bitte lassen Sie dieses Fenster offen.',
+  nextFailed: 'Der nächste Teil des Kurses konnte nicht geöffnet werden. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+};
+
+const ES: PlayerStrings = {
+  previous: 'Anterior',
+  continue: 'Continuar',
+  exit: 'Salir',
+  navigation: 'Navegación del curso',
+  contents: 'Índice',
+  doneTitle: 'Ha salido del curso',
+  doneText: 'Su progreso se ha guardado. Puede cerrar esta ventana.',
+  readyTitle: 'Su curso está listo',
+  readyText: 'El curso se abre en una ventana propia.',
+  elsewhereTitle: 'El curso está abierto en otra ventana',
+  elsewhereText: 'Realice el curso en su ventana; esta página guarda su progreso. Cerrar la ventana del curso termina la lección.',
+  open: 'Abrir el curso',
+  showWindow: 'Mostrar la ventana del curso',
+  popupBlocked: 'Su navegador bloqueó la ventana del curso. Use el botón de abajo para abrirla.',
+  sessionEnded: 'Esta sesión ha terminado; no se pudo guardar su último progreso. Vuelva a iniciar el curso.',
+  saveFailing: 'No se pudo guardar su progreso ({n} intentos). Reintentando; mantenga esta ventana abierta.',
+  nextFailed: 'No se pudo abrir la siguiente parte del curso. Compruebe su conexión e inténtelo de nuevo.',
+};
+
+const BY_LANGUAGE: Record<string, PlayerStrings> = { en: EN, fr: FR, de: DE, es: ES };
+
+/** The player's strings for a culture code (`fr-CA` → French); languages the player does not speak get English. */
+export function playerStrings(culture: string | undefined): { lang: string; strings: PlayerStrings } {
+  const primary = (culture ?? 'en').split('-')[0].toLowerCase();
+  const strings = BY_LANGUAGE[primary];
+  return strings && culture ? { lang: culture, strings } : { lang: 'en', strings: EN };
+}

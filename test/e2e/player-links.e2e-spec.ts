@@ -1,0 +1,108 @@
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { PlayerSessionEntity } from '../../src/modules/player/player-session.entity';
+import { PlayerSessionReaper, REAP_BATCH } from '../../src/modules/player/player-session-reaper';
+import { fixture, importCourse } from '../support/courses';
+import { createClients, failure, op, sc } from '../support/official-client';
+import { basic, call, startTestServer, TestServer } from '../support/test-server';
+
+describe('course preview links and the reaping of expired player sessions', () => {
+  let s: TestServer;
+  let app: string;
+  let other: string;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+    const mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
+    const child = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: 'Other' } });
+    const cred = await call(`${s.api}/appManagement/${child.body.id}/credentials`, { method: 'POST', auth: mgmt, json: { name: 'k', active: true } });
+    other = basic(child.body.id, cred.body.credential);
+    await importCourse(s.api, app, 'golf', fixture('scorm12-golf-runtime-basic.zip'));
+  }, 60_000);
+  afterAll(async () => s?.close());
+
+  const preview = (path: string, json: unknown, auth = app) => call(`${s.api}/courses/${path}`, { method: 'POST', auth, json });
+
+  it('builds preview links for a course and a version, under PUBLIC_URL, with the launch link rules', async () => {
+    const r = await preview('golf/preview', { expiry: 60, redirectOnExitUrl: 'https://lms.example.com/done', culture: 'de', cssUrl: 'https://cdn.example.com/a.css', additionalvalues: [{ item: 'k', value: 'v' }] });
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.body)).toEqual(['launchLink']);
+    expect(r.body.launchLink).toMatch(new RegExp(`^${s.config.publicUrl}/player/launch/[\\w-]+\\.[\\w-]+$`));
+    expect((await preview('golf/versions/1/preview', {})).status).toBe(200);
+    // The player opens it: a redirect to the session page.
+    expect((await fetch(r.body.launchLink, { redirect: 'manual' })).status).toBe(303);
+
+    for (const [body, message] of [
+      [{ expiry: 5 }, /expiry/],
+      [{ expiry: 301 }, /expiry/],
+      [{ redirectOnExitUrl: 'ftp://x' }, /redirectOnExitUrl/],
+      [{ cssUrl: 'not a url' }, /cssUrl/],
+      [{ culture: '12' }, /culture/],
+      [{ startSco: 'nope' }, /startSco/],
+      [{ unknownField: 1 }, /unknownField/],
+    ] as const) {
+      const bad = await preview('golf/preview', body);
+      expect({ body, status: bad.status }).toEqual({ body, status: 400 });
+      expect(bad.body.message).toMatch(message);
+    }
+    expect((await preview('nope/preview', {})).status).toBe(404);
+    expect((await preview('golf/versions/9/preview', {})).status).toBe(404);
+    expect((await preview('golf/versions/x/preview', {})).status).toBe(400);
+    // Another application's course looks like no course.
+    expect((await preview('golf/preview', {}, other)).status).toBe(404);
+    expect((await call(`${s.api}/courses/golf/preview`, { method: 'POST', json: {} })).status).toBe(401);
+  });
+
+  it('a preview session accepts commits and records nothing', async () => {
+    const r = await preview('golf/preview', { expiry: 10 });
+    const sessions = s.app.get<Repository<PlayerSessionEntity>>(getRepositoryToken(PlayerSessionEntity));
+    const id = JSON.parse(Buffer.from(r.body.launchLink.split('/').pop().split('.')[0], 'base64url').toString()).id as string;
+    const row = await sessions.findOneByOrFail({ id });
+    expect(row.registrationId).toBe('');
+    expect(row.settings).toMatchObject({ tracking: false, preview: { courseId: 'golf', version: 1 } });
+    const launched = await fetch(r.body.launchLink, { redirect: 'manual' });
+    const page = new URL(launched.headers.get('location')!, s.baseUrl).toString();
+    const activityId = (await sessions.findOneByOrFail({ id })).settings!.activityId;
+    const commit = await fetch(`${page}commit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq: 1, activityId, cmi: { 'cmi.core.lesson_status': 'passed' } }) });
+    expect(await commit.json()).toMatchObject({ result: true, applied: false });
+    expect((await call(`${s.api}/registrations`, { auth: app })).body.registrations).toEqual([]);
+
+    // A multi-SCO preview moves between SCOs like a registration does, still without recording anything.
+    await importCourse(s.api, app, 'golf-multi', fixture('scorm12-golf-runtime-minimum.zip'));
+    const multi = await preview('golf-multi/preview', { startSco: 'etiquette_course_item' });
+    expect(multi.status).toBe(200);
+    const multiPage = new URL((await fetch(multi.body.launchLink, { redirect: 'manual' })).headers.get('location')!, s.baseUrl).toString();
+    const html = await (await fetch(multiPage)).text();
+    expect(html).toContain('"activityId":"etiquette_course_item"');
+    const switched = await fetch(`${multiPage}activity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ activityId: 'playing_par_item' }) });
+    expect(switched.status).toBe(200);
+    expect(await switched.json()).toMatchObject({ activityId: 'playing_par_item', contentUrl: expect.stringMatching(/^content\//), cmi: { 'cmi.core.student_id': 'preview' } });
+    expect((await fetch(`${multiPage}content/imsmanifest.xml`)).status).toBe(200);
+    expect((await call(`${s.api}/registrations`, { auth: app })).body.registrations).toEqual([]);
+  });
+
+  it('works through the official client', async () => {
+    const client = createClients(s.api, { normal: [s.firstStart.application.appId, s.firstStart.application.secretKey] });
+    const request = new sc.LaunchLinkRequestSchema('https://example.com/done');
+    expect((await op(client.course, 'buildCoursePreviewLaunchLink', 'golf', request)).launchLink).toMatch(/\/player\/launch\//);
+    expect((await op(client.course, 'buildCoursePreviewLaunchLinkWithVersion', 'golf', 1, request)).launchLink).toMatch(/\/player\/launch\//);
+    expect((await failure(client.course, 'buildCoursePreviewLaunchLink', 'nope', request)).status).toBe(404);
+  });
+
+  it('the reaper deletes expired player sessions in batches and keeps live ones', async () => {
+    const sessions = s.app.get<Repository<PlayerSessionEntity>>(getRepositoryToken(PlayerSessionEntity));
+    await sessions.clear();
+    const now = Date.now();
+    const row = (id: string, expiresAt: Date): PlayerSessionEntity => ({ id, appId: 'a', registrationId: 'r', instance: 0, launchHistoryId: null, createdAt: new Date(now - 3600_000), expiresAt, usedAt: null, settings: null });
+    const expired = Array.from({ length: REAP_BATCH * 2 + 7 }, (_, i) => row(`expired-${i}`, new Date(now - 1000 - i)));
+    for (let i = 0; i < expired.length; i += 200) await sessions.insert(expired.slice(i, i + 200));
+    await preview('golf/preview', {}); // a live, unused link
+    await sessions.insert(row('live-session', new Date(now + 3600_000)));
+    expect(await s.app.get(PlayerSessionReaper).reap(new Date(now))).toBe(expired.length);
+    const left = await sessions.find({ select: { id: true } });
+    expect(left.map((r) => r.id)).toContain('live-session');
+    expect(left).toHaveLength(2);
+    expect(await s.app.get(PlayerSessionReaper).reap(new Date(now))).toBe(0);
+  });
+});
