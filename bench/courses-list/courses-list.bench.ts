@@ -25,7 +25,7 @@ import { basicAuth, createStack, REPO_ROOT, ensureBuilt, LcdsService, removeDirU
 import { LoadResult, runLoad } from '../lib/load';
 import { readProcMemory } from '../lib/proc';
 import { summarize, Summary } from '../lib/stats';
-import { ListScenarioQuery, PAGE_SIZE, pageQuery, rowsQuery, TAG_JOIN_MAX_ROWS, tagPlanQuery, tagsQuery, tokenState, versionsQuery } from './list-queries';
+import { idsFirst, ListScenarioQuery, PAGE_SIZE, pageQuery, rowsQuery, TAG_JOIN_MAX_ROWS, tagPlanQuery, tagsQuery, tokenState, versionsQuery } from './list-queries';
 import { BenchDb, openBenchDb, SEED_RARE_TAG, SEED_TAG, SEED_TOPICS, seedCourses } from './seed-db';
 
 /** p99 goal of the issue for every page, on MySQL. */
@@ -121,11 +121,12 @@ async function timeDb(db: BenchDb, appId: string, query: ListScenarioQuery, runs
     const page = pageQuery(query);
     const candidates = await db.query(page.sql, page.params);
     ids = candidates.map((r: { lq_id: string }) => r.lq_id);
-    if (ids.length > 0) {
+    if (ids.length > 0 && idsFirst(query)) {
       const r = rowsQuery(query, ids);
       const found = new Set((await db.query(r.sql, r.params)).map((row: { c_id: string }) => row.c_id));
-      ids = ids.filter((id) => found.has(id)).slice(0, PAGE_SIZE);
+      ids = ids.filter((id) => found.has(id));
     }
+    ids = ids.slice(0, PAGE_SIZE);
     if (ids.length > 0) {
       const v = versionsQuery(appId, ids);
       await db.query(v.sql, v.params);

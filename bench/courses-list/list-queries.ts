@@ -2,7 +2,7 @@ import { dbDateText } from './seed-db';
 
 /**
  * The SQL one GetCourses page runs, rebuilt by hand from src/modules/courses/courses.service.ts (list, describe),
- * src/platform/http/list-query.ts (filters, keyset, LIMIT pageSize + 1, the ids-first two steps) and
+ * src/platform/http/list-query.ts (filters, keyset, LIMIT pageSize + 1, idsFirst pages in two steps) and
  * src/modules/tags/tags.service.ts (tag filter plans, tagFilterPlan, tagsFor) as of this benchmark's writing, for
  * EXPLAIN and for timing the database alone. The benchmark checks that the page query answers the same ids as the
  * API (the id check in courses-list.bench.ts), so a drift of the service's query shows up as an error instead of a misleading plan.
@@ -45,13 +45,24 @@ function likeParam(filter: string): string {
   return `%${filter.toLowerCase().replace(/[!%_]/g, (ch) => `!${ch}`)}%`;
 }
 
-/** Step 1 of a page (ListQuery ids-first): the sort value and id of up to 101 courses, from an index alone. */
+/** Whether the service reads the page ids first (courses.service.ts: a title filter, or the tag probe plan). */
+export function idsFirst(q: ListScenarioQuery): boolean {
+  return q.titleFilter !== undefined || q.tagPlan === 'probe';
+}
+
+/**
+ * The page query: with idsFirst, step 1 (the sort value and id of up to 101 courses, from an index alone), else the
+ * one query of the page (its rows; `lq_id` added for the benchmark's id check).
+ */
 export function pageQuery(q: ListScenarioQuery): { sql: string; params: unknown[] } {
   const order = q.orderBy ?? 'created_desc';
   const sort = order === 'created_desc' ? '`c`.`created_at`' : '`c`.`title_key`';
   const desc = order.endsWith('desc');
   const params: unknown[] = [q.appId];
-  let sql = `SELECT ${sort} AS \`lq_sort\`, \`c\`.\`id\` AS \`lq_id\` FROM \`course\` \`c\` WHERE \`c\`.\`app_id\` = ?`;
+  const columns = idsFirst(q)
+    ? `${sort} AS \`lq_sort\`, \`c\`.\`id\` AS \`lq_id\``
+    : `\`c\`.\`id\` AS \`lq_id\`, ${COURSE_COLUMNS.map((c) => `\`c\`.\`${c}\` AS \`c_${c}\``).join(', ')}`;
+  let sql = `SELECT ${columns} FROM \`course\` \`c\` WHERE \`c\`.\`app_id\` = ?`;
   sql += tagCondition(q, params);
   if (q.titleFilter !== undefined) {
     sql += ` AND (LOWER(\`c\`.\`title_key\`) LIKE ? ESCAPE '!' OR LENGTH(\`c\`.\`title_key\`) >= ${TITLE_KEY_LENGTH})`;
@@ -68,7 +79,7 @@ export function pageQuery(q: ListScenarioQuery): { sql: string; params: unknown[
   return { sql, params };
 }
 
-/** Step 2 of a page: the rows of those ids, the filters checked on the whole title. */
+/** Step 2 of an idsFirst page: the rows of those ids, the filters checked on the whole title. */
 export function rowsQuery(q: ListScenarioQuery, ids: string[]): { sql: string; params: unknown[] } {
   const params: unknown[] = [q.appId];
   let sql = `SELECT ${COURSE_COLUMNS.map((c) => `\`c\`.\`${c}\` AS \`c_${c}\``).join(', ')} FROM \`course\` \`c\` WHERE \`c\`.\`app_id\` = ?`;

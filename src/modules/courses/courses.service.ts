@@ -50,9 +50,6 @@ export class CoursesService {
       },
       idColumn: 'c.id',
       defaults: { datetimeFilter: 'updated', filterBy: 'course_id', orderBy: 'created_desc' },
-      // The created, updated and title indexes all hold app_id, id and titleKey: a title or id filter scans an
-      // index, not the rows (see the CourseTitleKey migration).
-      idsFirst: true,
       filterPrefixes: { course_title: { column: 'c.titleKey', length: TITLE_KEY_LENGTH } },
     });
   }
@@ -78,7 +75,12 @@ export class CoursesService {
       qb,
       resolved,
       (row) => [resolved.filters.orderBy.startsWith('title') ? row.titleKey : resolved.filters.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id],
-      { includeTotalCount: query.includeTotalCount === true && query.more === undefined },
+      {
+        includeTotalCount: query.includeTotalCount === true && query.more === undefined,
+        // The created, updated and title indexes all hold app_id, id and titleKey: a title or id filter, or a tag
+        // probe per course, scans an index without reading the rows it drops (see the CourseTitleKey migration).
+        idsFirst: resolved.filters.filter !== undefined || resolved.filters.tagPlan === 'probe',
+      },
     );
     const include = {
       includeRegistrationCount: query.includeRegistrationCount === true || resolved.filters.includeRegistrationCount === true,

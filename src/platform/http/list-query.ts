@@ -27,14 +27,9 @@ export interface ListDefinition {
   idColumn: string;
   defaults: { datetimeFilter: string; filterBy: string; orderBy: string };
   /**
-   * Pages in two steps: the ids of the page first, from the list's index alone (every column the filters and the
-   * order use must be in it), then those rows. A filter that scans many index entries then reads no row it drops.
-   * filterBy values whose column is not indexed need a `filterPrefixes` entry.
-   */
-  idsFirst?: boolean;
-  /**
-   * filterBy value → an indexed column holding the first `length` characters of the filter column. The first step
-   * matches the filter in the prefix (or takes rows whose prefix is that long); the second checks the whole column.
+   * filterBy value → an indexed column holding the first `length` characters of the filter column, for pages read
+   * ids first (see `page`): the first step matches the filter in the prefix (or takes rows whose prefix is that
+   * long); the second checks the whole column.
    */
   filterPrefixes?: Record<string, { column: string; length: number }>;
 }
@@ -112,20 +107,25 @@ export class ListQuery {
     return qb;
   }
 
-  /** Runs one page. `toCursor` gives the sort value and id of a row, as stored. */
+  /**
+   * Runs one page. `toCursor` gives the sort value and id of a row, as stored. `idsFirst`: in two steps, the ids of
+   * the page from the list's index alone (every column the query's conditions and order use must be in it), then
+   * those rows; for filters that scan many index entries, which then read no row they drop. A filterBy column that
+   * is not indexed needs a `filterPrefixes` entry.
+   */
   async page<E extends ObjectLiteral>(
     appId: string,
     qb: SelectQueryBuilder<E>,
     resolved: { filters: ListFilters; after: PageState<ListFilters>['after'] | null },
     cursorOf: (row: E) => [string | number | Date | null, string | number],
-    options: { includeTotalCount?: boolean } = {},
+    options: { includeTotalCount?: boolean; idsFirst?: boolean } = {},
   ): Promise<Page<E>> {
     const { filters, after } = resolved;
     const [field] = this.splitOrder(filters.orderBy);
     const total = options.includeTotalCount && after === null ? await this.applyFilters(qb.clone(), filters).getCount() : undefined;
     let position: [unknown, unknown] | null = null;
     if (after !== null) position = [this.isDateField(field) && typeof after[0] === 'string' ? new Date(after[0]) : after[0], after[1]];
-    const rows = this.def.idsFirst ? await this.idsFirst(qb, filters, position) : await this.ordered(this.applyFilters(qb, filters), filters, position).limit(this.def.pageSize + 1).getMany();
+    const rows = options.idsFirst ? await this.idsFirst(qb, filters, position) : await this.ordered(this.applyFilters(qb, filters), filters, position).limit(this.def.pageSize + 1).getMany();
     let more: string | undefined;
     if (rows.length > this.def.pageSize) {
       rows.length = this.def.pageSize;
@@ -159,7 +159,7 @@ export class ListQuery {
   }
 
   /**
-   * ListDefinition.idsFirst: the ids of up to pageSize + 1 rows from the index (filters matched coarsely), then
+   * `idsFirst` pages: the ids of up to pageSize + 1 rows from the index (filters matched coarsely), then
    * those rows with the filters checked exactly; again from the last id while rows were dropped and more exist.
    */
   private async idsFirst<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters, position: [unknown, unknown] | null): Promise<E[]> {
