@@ -1,8 +1,9 @@
 /**
  * Courses list benchmark: GetCourses (`GET /api/v2/courses`, 100 courses a page) over one application with
- * 100,000 courses, at page 1, page 50 (courses 4,901–5,000) and the last page, plus with a `tags=` filter and a
- * `filter=…&filterBy=course_title` filter (first and last page of each). The courses are seeded straight into
- * the throw-away database of the service under test (a child process) once it has migrated it.
+ * 100,000 courses, at page 1, page 50 (courses 4,901–5,000) and the last page, plus with a common `tags=` filter
+ * (10 %), a rare one (0.1 %), a `filter=…&filterBy=course_title` filter and `orderBy=title_asc|title_desc` (first,
+ * 50th and last pages). The courses are seeded straight into the throw-away database of the service under test (a
+ * child process) once it has migrated it.
  *
  *   npm run bench:courses-list                            # embedded stack (SQLite)
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:courses-list
@@ -24,12 +25,13 @@ import { basicAuth, createStack, REPO_ROOT, ensureBuilt, LcdsService, removeDirU
 import { LoadResult, runLoad } from '../lib/load';
 import { readProcMemory } from '../lib/proc';
 import { summarize, Summary } from '../lib/stats';
-import { afterOfToken, ListScenarioQuery, PAGE_SIZE, pageQuery, tagsQuery, versionsQuery } from './list-queries';
-import { BenchDb, openBenchDb, SEED_TAG, SEED_TOPICS, seedCourses } from './seed-db';
+import { idsFirst, ListScenarioQuery, PAGE_SIZE, pageQuery, rowsQuery, TAG_JOIN_MAX_ROWS, tagPlanQuery, tagsQuery, tokenState, versionsQuery } from './list-queries';
+import { BenchDb, openBenchDb, SEED_RARE_TAG, SEED_TAG, SEED_TOPICS, seedCourses } from './seed-db';
 
 /** p99 goal of the issue for every page, on MySQL. */
 const P99_GOAL_MS = 20;
 const TAG = SEED_TAG;
+const RARE_TAG = SEED_RARE_TAG;
 const TITLE_FILTER = 'topic-07';
 const TOPICS = SEED_TOPICS;
 
@@ -108,15 +110,23 @@ async function measure(
   return { scenario, sequential: summarize(times), bodyBytes: Buffer.byteLength(first.body), concurrent };
 }
 
-/** Runs the page's SQL (page query, then versions and tags of its ids) straight on the database. */
+/** Runs the page's SQL (tag plan on a first page, ids, rows, then versions and tags of its ids) straight on the database. */
 async function timeDb(db: BenchDb, appId: string, query: ListScenarioQuery, runs: number): Promise<{ summary: Summary; ids: string[] }> {
   const times: number[] = [];
   let ids: string[] = [];
   for (let i = 0; i < runs + 3; i++) {
     const started = process.hrtime.bigint();
+    const plan = tagPlanQuery(query);
+    if (plan) await db.query(plan.sql, plan.params);
     const page = pageQuery(query);
-    const rows = await db.query(page.sql, page.params);
-    ids = rows.slice(0, PAGE_SIZE).map((r: { c_id: string }) => r.c_id);
+    const candidates = await db.query(page.sql, page.params);
+    ids = candidates.map((r: { lq_id: string }) => r.lq_id);
+    if (ids.length > 0 && idsFirst(query)) {
+      const r = rowsQuery(query, ids);
+      const found = new Set((await db.query(r.sql, r.params)).map((row: { c_id: string }) => row.c_id));
+      ids = ids.filter((id) => found.has(id));
+    }
+    ids = ids.slice(0, PAGE_SIZE);
     if (ids.length > 0) {
       const v = versionsQuery(appId, ids);
       await db.query(v.sql, v.params);
@@ -166,64 +176,68 @@ async function main(): Promise<void> {
 
   process.stdout.write(
     [
-      `courses list benchmark — GET /api/v2/courses (${PAGE_SIZE} a page, orderBy created_desc), ${nCourses.toLocaleString('en-US')} courses in one application`,
+      `courses list benchmark — GET /api/v2/courses (${PAGE_SIZE} a page, orderBy created_desc unless named), ${nCourses.toLocaleString('en-US')} courses in one application`,
       `stack: ${stack.label}; service LOG_LEVEL=${logLevel}, NODE_ENV=production; basic auth; ${samples} sequential requests per scenario after ${warmup} warm-up` +
         (durationS > 0 ? `, then ${connections} connections for ${durationS} s (autocannon)` : ''),
       `node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}, load average ${load0.toFixed(2)} before the run`,
       `service: dist/main.js built ${statSync(join(REPO_ROOT, 'dist', 'main.js')).mtime.toISOString()}`,
-      `seeded ${nCourses.toLocaleString('en-US')} courses + versions and ${seeded.tagged.toLocaleString('en-US')} tags (${TAG}) in ${(seeded.ms / 1000).toFixed(1)} s ` +
+      `seeded ${nCourses.toLocaleString('en-US')} courses + versions and ${seeded.tagged.toLocaleString('en-US')} + ${seeded.rare.toLocaleString('en-US')} tags (${TAG}, ${RARE_TAG}) in ${(seeded.ms / 1000).toFixed(1)} s ` +
         `(${db.kind === 'mysql' ? 'multi-row INSERTs of 1,000' : 'prepared statements'}, one transaction per table${analyze ? ', then ANALYZE' : ', no ANALYZE'})`,
       '',
     ].join('\n'),
   );
 
-  // Walk every list once (the client's path to a deep page), keeping the tokens.
-  process.stderr.write('walking the pages…\n');
-  const all = await walk(service, 'all courses', '/courses', auth, agent);
-  const tagged = await walk(service, `tags=${TAG}`, `/courses?tags=${TAG}`, auth, agent);
-  const titled = await walk(service, `filter=${TITLE_FILTER}&filterBy=course_title`, `/courses?filter=${TITLE_FILTER}&filterBy=course_title`, auth, agent);
-  const walks = [all, tagged, titled];
-  const expected = [nCourses, seeded.tagged, Math.ceil(nCourses / TOPICS)];
-  walks.forEach((w, i) => {
-    if (w.courses !== expected[i] && !(i === 2 && nCourses < TOPICS)) throw new Error(`${w.label}: walked ${w.courses} courses, expected ${expected[i]}`);
-  });
-
-  const lastSize = (total: number) => (total % PAGE_SIZE === 0 ? PAGE_SIZE : total % PAGE_SIZE);
-  const tokenPath = (w: Walk, page: number) => `/courses?more=${encodeURIComponent(w.tokens.get(page)!)}`;
-  const deepPage = Math.min(50, all.pages);
-  const scenarios: Scenario[] = [
-    { name: 'ping (baseline, no DB)', path: '/ping' },
-    { name: 'page 1', path: '/courses', query: { appId }, expectCourses: Math.min(PAGE_SIZE, nCourses) },
+  // Walk every list once (the client's path to a deep page), keeping the tokens; the title_desc list only has its page 1 measured.
+  const titleFilter = `filter=${TITLE_FILTER}&filterBy=course_title`;
+  const lists: Array<{ label: string; path: string; extra: Omit<ListScenarioQuery, 'appId' | 'after' | 'tagPlan'>; expected: number | null; walk: boolean }> = [
+    { label: 'all courses', path: '/courses', extra: {}, expected: nCourses, walk: true },
+    { label: `tags=${TAG}`, path: `/courses?tags=${TAG}`, extra: { tags: [TAG] }, expected: seeded.tagged, walk: true },
+    { label: `tags=${RARE_TAG}`, path: `/courses?tags=${RARE_TAG}`, extra: { tags: [RARE_TAG] }, expected: seeded.rare, walk: true },
+    { label: `title ~ ${TITLE_FILTER}`, path: `/courses?${titleFilter}`, extra: { titleFilter: TITLE_FILTER }, expected: nCourses < TOPICS ? null : Math.ceil(nCourses / TOPICS), walk: true },
+    { label: 'orderBy=title_asc', path: '/courses?orderBy=title_asc', extra: { orderBy: 'title_asc' }, expected: nCourses, walk: true },
+    { label: 'orderBy=title_desc', path: '/courses?orderBy=title_desc', extra: { orderBy: 'title_desc' }, expected: nCourses, walk: false },
+    {
+      label: `title_asc, title ~ ${TITLE_FILTER}`,
+      path: `/courses?orderBy=title_asc&${titleFilter}`,
+      extra: { orderBy: 'title_asc', titleFilter: TITLE_FILTER },
+      expected: nCourses < TOPICS ? null : Math.ceil(nCourses / TOPICS),
+      walk: true,
+    },
   ];
-  if (deepPage > 1) {
-    scenarios.push({
-      name: `page ${deepPage} (courses ${((deepPage - 1) * PAGE_SIZE + 1).toLocaleString('en-US')}–${(deepPage * PAGE_SIZE).toLocaleString('en-US')})`,
-      path: tokenPath(all, deepPage),
-      query: { appId, after: afterOfToken(all.tokens.get(deepPage)!) },
-      expectCourses: deepPage === all.pages ? lastSize(nCourses) : PAGE_SIZE,
-    });
-  }
-  if (all.pages > deepPage) {
-    scenarios.push({
-      name: `page ${all.pages.toLocaleString('en-US')} (last)`,
-      path: tokenPath(all, all.pages),
-      query: { appId, after: afterOfToken(all.tokens.get(all.pages)!) },
-      expectCourses: lastSize(nCourses),
-    });
-  }
-  for (const [w, extra, label] of [
-    [tagged, { tags: [TAG] }, `tags=${TAG}`],
-    [titled, { titleFilter: TITLE_FILTER }, `title ~ ${TITLE_FILTER}`],
-  ] as const) {
-    scenarios.push({ name: `${label}, page 1`, path: w === tagged ? `/courses?tags=${TAG}` : `/courses?filter=${TITLE_FILTER}&filterBy=course_title`, query: { appId, ...extra }, expectCourses: Math.min(PAGE_SIZE, w.courses) });
-    if (w.pages > 1) {
-      scenarios.push({
-        name: `${label}, page ${w.pages} (last)`,
-        path: tokenPath(w, w.pages),
-        query: { appId, ...extra, after: afterOfToken(w.tokens.get(w.pages)!) },
-        expectCourses: lastSize(w.courses),
-      });
+  process.stderr.write('walking the pages…\n');
+  const walks: Walk[] = [];
+  const scenarios: Scenario[] = [{ name: 'ping (baseline, no DB)', path: '/ping' }];
+  const lastSize = (total: number) => (total % PAGE_SIZE === 0 ? PAGE_SIZE : total % PAGE_SIZE);
+  /** The tag plan the service picks on a first page (TagsService.tagFilterPlan). */
+  const planOf = async (extra: { tags?: readonly string[] }): Promise<'join' | 'probe' | undefined> => {
+    const q = tagPlanQuery({ appId, ...extra });
+    if (!q) return undefined;
+    return Number((await db.query(q.sql, q.params))[0]?.n ?? 0) > TAG_JOIN_MAX_ROWS ? 'probe' : 'join';
+  };
+  for (const list of lists) {
+    const tagPlan = await planOf(list.extra);
+    const planNote = tagPlan ? ` [${tagPlan}]` : '';
+    const first: Scenario = { name: `${list.label}, page 1${planNote}`, path: list.path, query: { appId, ...list.extra, tagPlan }, expectCourses: Math.min(PAGE_SIZE, list.expected ?? PAGE_SIZE) };
+    if (!list.walk) {
+      scenarios.push(first);
+      continue;
     }
+    const w = await walk(service, list.label, list.path, auth, agent);
+    walks.push(w);
+    if (list.expected !== null && w.courses !== list.expected) throw new Error(`${w.label}: walked ${w.courses} courses, expected ${list.expected}`);
+    first.expectCourses = Math.min(PAGE_SIZE, w.courses);
+    scenarios.push(first);
+    const later = (page: number, name: string) => {
+      const state = tokenState(w.tokens.get(page)!);
+      scenarios.push({
+        name: `${list.label}, ${name}${planNote}`,
+        path: `/courses?more=${encodeURIComponent(w.tokens.get(page)!)}`,
+        query: { appId, ...list.extra, tagPlan: state.tagPlan, after: state.after },
+        expectCourses: page === w.pages ? lastSize(w.courses) : PAGE_SIZE,
+      });
+    };
+    if (w.pages > 50) later(50, `page 50 (courses 4,901–5,000)`);
+    if (w.pages > 1) later(w.pages, `page ${w.pages.toLocaleString('en-US')} (last)`);
   }
 
   const results: ScenarioResult[] = [];
@@ -247,7 +261,7 @@ async function main(): Promise<void> {
     const page = pageQuery(r.scenario.query);
     plans.push(`${r.scenario.name}:`, ...(await db.explain(page.sql, page.params)).map((l) => `    ${l}`));
   }
-  const sampleIds = (await db.query(pageQuery({ appId }).sql, pageQuery({ appId }).params)).slice(0, PAGE_SIZE).map((r: { c_id: string }) => r.c_id);
+  const sampleIds = (await db.query(pageQuery({ appId }).sql, pageQuery({ appId }).params)).slice(0, PAGE_SIZE).map((r: { lq_id: string }) => r.lq_id);
   const vq = versionsQuery(appId, sampleIds);
   const tq = tagsQuery(appId, sampleIds);
   plans.push('versions of a page (describe):', ...(await db.explain(vq.sql, vq.params)).map((l) => `    ${l}`));

@@ -133,6 +133,8 @@ async function openMysql(url: string | undefined): Promise<BenchDb> {
 }
 
 export const SEED_TAG = 'bench-tag';
+/** On every 1,000th course (0.1 %): a tag the list reads by its tagged ids rather than by a probe per course. */
+export const SEED_RARE_TAG = 'bench-rare';
 export const SEED_TOPICS = 100;
 
 function courseRows(appId: string, n: number) {
@@ -147,9 +149,10 @@ function courseRows(appId: string, n: number) {
     // One a minute, oldest first; updated a little later.
     const created = dbDateText(new Date(base + i * 60_000));
     const updated = dbDateText(new Date(base + i * 60_000 + 1_000));
-    courses.push([appId, id, title, 1, created, updated]);
+    courses.push([appId, id, title, title, 1, created, updated]);
     versions.push([appId, id, 1, title, 'SCORM12', null, '{}', rootActivity, '{"launchables":[]}', `apps/${appId}/content/seed-${id}/`, 0, created, updated]);
     if (i % 10 === 3) tags.push([appId, 'course', id, SEED_TAG]);
+    if (i % 1000 === 7) tags.push([appId, 'course', id, SEED_RARE_TAG]);
   }
   return { courses, versions, tags };
 }
@@ -158,10 +161,10 @@ function courseRows(appId: string, n: number) {
  * Seeds n courses (version 1 each, one a minute from 2024-01-01, titles `Course <i>: topic-<i mod 100>`) and
  * tags every tenth one with SEED_TAG; ANALYZE afterwards when asked.
  */
-export async function seedCourses(db: BenchDb, appId: string, n: number, analyze: boolean): Promise<{ ms: number; tagged: number }> {
+export async function seedCourses(db: BenchDb, appId: string, n: number, analyze: boolean): Promise<{ ms: number; tagged: number; rare: number }> {
   const started = Date.now();
   const { courses, versions, tags } = courseRows(appId, n);
-  await db.insertRows('course', ['app_id', 'id', 'title', 'latest_version', 'created_at', 'updated_at'], courses);
+  await db.insertRows('course', ['app_id', 'id', 'title', 'title_key', 'latest_version', 'created_at', 'updated_at'], courses);
   await db.insertRows(
     'course_version',
     ['app_id', 'course_id', 'version', 'title', 'learning_standard', 'xapi_activity_id', 'metadata', 'root_activity', 'package', 'content_prefix', 'size_bytes', 'created_at', 'updated_at'],
@@ -169,5 +172,5 @@ export async function seedCourses(db: BenchDb, appId: string, n: number, analyze
   );
   await db.insertRows('tag', ['app_id', 'resource_type', 'resource_id', 'tag'], tags);
   if (analyze) await db.analyze(['course', 'course_version', 'tag']);
-  return { ms: Date.now() - started, tagged: tags.length };
+  return { ms: Date.now() - started, tagged: tags.filter((t) => t[3] === SEED_TAG).length, rare: tags.filter((t) => t[3] === SEED_RARE_TAG).length };
 }

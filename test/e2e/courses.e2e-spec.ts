@@ -52,7 +52,7 @@ describe('courses: list, versions, title, tags, configuration, assets, zip, dele
     const now = Date.now();
     for (let i = 0; i < 150; i++) {
       const at = dbDate(ds, new Date(now - 1000 * (i + 10)));
-      await ds.query('INSERT INTO course (app_id, id, title, latest_version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)', [s.firstStart.application.appId, `bulk-${i}`, `Bulk ${i}`, at, at]);
+      await ds.query('INSERT INTO course (app_id, id, title, title_key, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)', [s.firstStart.application.appId, `bulk-${i}`, `Bulk ${i}`, `Bulk ${i}`, at, at]);
       await ds.query(
         'INSERT INTO course_version (app_id, course_id, version, title, learning_standard, metadata, root_activity, package, content_prefix, size_bytes, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, 0, ?, ?)',
         [s.firstStart.application.appId, `bulk-${i}`, `Bulk ${i}`, 'SCORM12', '{}', '{"externalIdentifier":"x","itemIdentifier":"x","activityType":"SCO","title":"x","children":[]}', '{"launchables":[]}', `apps/x/bulk-${i}/`, at, at],
@@ -121,11 +121,12 @@ describe('courses: list, versions, title, tags, configuration, assets, zip, dele
     expect(viaBearer.status).toBe(403);
   });
 
-  it('builds preview launch links, and answers statements with a clear message until the LRS exists', async () => {
+  it('builds preview launch links; statements come from the LRS', async () => {
     const preview = await call(`${s.api}/courses/golf-b/preview`, { method: 'POST', auth: app, json: {} });
     expect(preview.status).toBe(200);
     expect(preview.body.launchLink).toMatch(new RegExp(`^${s.config.publicUrl}/player/launch/`));
-    expect((await call(`${s.api}/courses/golf-b/xAPIStatements`, { auth: app })).status).toBe(501);
+    // No registrations, no statements; course-statements.e2e-spec.ts covers them.
+    expect((await call(`${s.api}/courses/golf-b/xAPIStatements`, { auth: app })).body).toEqual({ statements: [] });
   });
 
   it('deletes versions (the last one deletes the course) and whole courses with their files', async () => {

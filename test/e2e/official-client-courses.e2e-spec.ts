@@ -435,7 +435,7 @@ describe('official SCORM Cloud JavaScript client (v3): courses', () => {
       for (let i = 0; i < 105; i++) {
         const id = `page-${String(i).padStart(3, '0')}`;
         const at = dbDate(ds, new Date(now - 1000 * (200 - i)));
-        await ds.query('INSERT INTO course (app_id, id, title, latest_version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)', [other.id, id, `Page ${i}`, at, at]);
+        await ds.query('INSERT INTO course (app_id, id, title, title_key, latest_version, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)', [other.id, id, `Page ${i}`, `Page ${i}`, at, at]);
         await ds.query(
           'INSERT INTO course_version (app_id, course_id, version, title, learning_standard, metadata, root_activity, package, content_prefix, size_bytes, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, 0, ?, ?)',
           [other.id, id, `Page ${i}`, 'SCORM12', '{}', '{"externalIdentifier":"x","itemIdentifier":"x","activityType":"SCO","title":"x","children":[]}', '{"launchables":[]}', `apps/x/${id}/`, at, at],

@@ -14,7 +14,7 @@ import { extractZip, isZipFile, ZipRejectedError } from '../../platform/storage/
 import { parsePackage } from './packages/detect-package';
 import { PackageError, ParsedPackage } from './packages/package-types';
 import { ImportJobPayload } from './dto/import-requests.dto';
-import { CourseEntity } from './entities/course.entity';
+import { CourseEntity, titleFields } from './entities/course.entity';
 import { CourseVersionEntity } from './entities/course-version.entity';
 import { StorePackageSource } from './store-package-source';
 
@@ -138,8 +138,8 @@ export class CoursePackageImporter {
         throw new PackageError(`Course '${job.courseId}' was created while this import ran; import again with mayCreateNewVersion=true`);
       }
       const next = existing ? existing.latestVersion + 1 : 1;
-      if (existing) await m.update(CourseEntity, { appId: job.appId, id: job.courseId }, { latestVersion: next, title, updatedAt: now });
-      else await m.insert(CourseEntity, { appId: job.appId, id: job.courseId, title, latestVersion: next, createdAt: now, updatedAt: now });
+      if (existing) await m.update(CourseEntity, { appId: job.appId, id: job.courseId }, { latestVersion: next, ...titleFields(title), updatedAt: now });
+      else await m.insert(CourseEntity, { appId: job.appId, id: job.courseId, ...titleFields(title), latestVersion: next, createdAt: now, updatedAt: now });
       await m.insert(CourseVersionEntity, {
         appId: job.appId,
         courseId: job.courseId,

@@ -10,7 +10,7 @@ import { TagsService } from '../tags/tags.service';
 import { CourseHooks } from './course-hooks';
 import { courseView, CourseView } from './course-view';
 import { CourseListQueryDto, CourseVersionsQueryDto } from './dto/course-list-query.dto';
-import { CourseEntity } from './entities/course.entity';
+import { CourseEntity, TITLE_KEY_LENGTH, titleFields } from './entities/course.entity';
 import { CourseVersionEntity } from './entities/course-version.entity';
 
 interface IncludeOptions {
@@ -39,16 +39,18 @@ export class CoursesService {
       pageSize: 100,
       datetimeColumns: { created: 'c.createdAt', updated: 'c.updatedAt' },
       filterColumns: { course_id: 'c.id', course_title: 'c.title' },
+      // Titles sort by their first 380 characters (titleKey, indexed), then id.
       orderColumns: {
         created_asc: 'c.createdAt',
         created_desc: 'c.createdAt',
         updated_asc: 'c.updatedAt',
         updated_desc: 'c.updatedAt',
-        title_asc: 'c.title',
-        title_desc: 'c.title',
+        title_asc: 'c.titleKey',
+        title_desc: 'c.titleKey',
       },
       idColumn: 'c.id',
       defaults: { datetimeFilter: 'updated', filterBy: 'course_id', orderBy: 'created_desc' },
+      filterPrefixes: { course_title: { column: 'c.titleKey', length: TITLE_KEY_LENGTH } },
     });
   }
 
@@ -63,13 +65,22 @@ export class CoursesService {
     });
     const qb = this.courses.createQueryBuilder('c').where('c.appId = :appId', { appId });
     const tags = (resolved.filters.tags as string[] | undefined) ?? [];
-    if (tags.length > 0) this.tags.applyTagFilter(qb, 'c', 'id', appId, 'course', tags);
+    if (tags.length > 0) {
+      // Chosen on the first page from how many courses carry the tags, and carried by `more` to the next pages.
+      resolved.filters.tagPlan ??= await this.tags.tagFilterPlan(appId, 'course', tags);
+      this.tags.applyTagFilter(qb, 'c', 'id', appId, 'course', tags, resolved.filters.tagPlan === 'probe' ? 'probe' : 'join');
+    }
     const page = await this.listQuery.page(
       appId,
       qb,
       resolved,
-      (row) => [resolved.filters.orderBy.startsWith('title') ? row.title : resolved.filters.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id],
-      { includeTotalCount: query.includeTotalCount === true && query.more === undefined },
+      (row) => [resolved.filters.orderBy.startsWith('title') ? row.titleKey : resolved.filters.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id],
+      {
+        includeTotalCount: query.includeTotalCount === true && query.more === undefined,
+        // The created, updated and title indexes all hold app_id, id and titleKey: a title or id filter, or a tag
+        // probe per course, scans an index without reading the rows it drops (see the CourseTitleKey migration).
+        idsFirst: resolved.filters.filter !== undefined || resolved.filters.tagPlan === 'probe',
+      },
     );
     const include = {
       includeRegistrationCount: query.includeRegistrationCount === true || resolved.filters.includeRegistrationCount === true,
@@ -103,7 +114,7 @@ export class CoursesService {
 
   async setTitle(appId: string, courseId: string, title: string): Promise<void> {
     await this.requireCourse(appId, courseId);
-    await this.courses.update({ appId, id: courseId }, { title, updatedAt: new Date() });
+    await this.courses.update({ appId, id: courseId }, { ...titleFields(title), updatedAt: new Date() });
   }
 
   /** The one deletion path: other modules' data first (hooks), then versions, the course row and the files. */
@@ -131,7 +142,7 @@ export class CoursesService {
       await m.delete(CourseVersionEntity, { appId, courseId, version });
       if (course.latestVersion === version) {
         const latest = await m.getRepository(CourseVersionEntity).findOne({ where: { appId, courseId }, order: { version: 'DESC' } });
-        await m.update(CourseEntity, { appId, id: courseId }, { latestVersion: latest!.version, title: latest!.title, updatedAt: new Date() });
+        await m.update(CourseEntity, { appId, id: courseId }, { latestVersion: latest!.version, ...titleFields(latest!.title), updatedAt: new Date() });
       }
     });
     await this.settings.purgeTarget(appId, { level: 'courseVersion', courseId, version });

@@ -26,6 +26,12 @@ export interface ListDefinition {
   /** Unique tiebreaker column, e.g. `a.id`. */
   idColumn: string;
   defaults: { datetimeFilter: string; filterBy: string; orderBy: string };
+  /**
+   * filterBy value → an indexed column holding the first `length` characters of the filter column, for pages read
+   * ids first (see `page`): the first step matches the filter in the prefix (or takes rows whose prefix is that
+   * long); the second checks the whole column.
+   */
+  filterPrefixes?: Record<string, { column: string; length: number }>;
 }
 
 export interface ListInput {
@@ -80,53 +86,46 @@ export class ListQuery {
     return { filters, after: null };
   }
 
-  /** Applies the filters of the list (not the keyset position) to a query. */
-  applyFilters<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters): SelectQueryBuilder<E> {
+  /**
+   * Applies the filters of the list (not the keyset position) to a query; `coarse`: with the filter matched in its
+   * indexed prefix (see ListDefinition.filterPrefixes), which selects a superset of the rows.
+   */
+  applyFilters<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters, coarse = false): SelectQueryBuilder<E> {
     const dateColumn = this.def.datetimeColumns[filters.datetimeFilter];
     if (filters.since) qb.andWhere(`${dateColumn} >= :lqSince`, { lqSince: new Date(filters.since) });
     if (filters.until) qb.andWhere(`${dateColumn} <= :lqUntil`, { lqUntil: new Date(filters.until) });
     if (filters.filter) {
+      const prefix = coarse ? this.def.filterPrefixes?.[filters.filterBy] : undefined;
       const column = this.def.filterColumns[filters.filterBy];
       // '!' as the escape character: a backslash means different things in MySQL and SQLite string literals.
       const escaped = filters.filter.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
-      qb.andWhere(`LOWER(${column}) LIKE :lqFilter ESCAPE '!'`, { lqFilter: `%${escaped}%` });
+      const like = (col: string) => `LOWER(${col}) LIKE :lqFilter ESCAPE '!'`;
+      // LENGTH counts bytes on MySQL, characters on SQLite: either way a full prefix is at least that long.
+      const sql = prefix ? `(${like(prefix.column)} OR LENGTH(${prefix.column}) >= ${prefix.length})` : like(column);
+      qb.andWhere(sql, { lqFilter: `%${escaped}%` });
     }
     return qb;
   }
 
-  /** Runs one page. `toCursor` gives the sort value and id of a row, as stored. */
+  /**
+   * Runs one page. `toCursor` gives the sort value and id of a row, as stored. `idsFirst`: in two steps, the ids of
+   * the page from the list's index alone (every column the query's conditions and order use must be in it), then
+   * those rows; for filters that scan many index entries, which then read no row they drop. A filterBy column that
+   * is not indexed needs a `filterPrefixes` entry.
+   */
   async page<E extends ObjectLiteral>(
     appId: string,
     qb: SelectQueryBuilder<E>,
     resolved: { filters: ListFilters; after: PageState<ListFilters>['after'] | null },
     cursorOf: (row: E) => [string | number | Date | null, string | number],
-    options: { includeTotalCount?: boolean } = {},
+    options: { includeTotalCount?: boolean; idsFirst?: boolean } = {},
   ): Promise<Page<E>> {
     const { filters, after } = resolved;
-    const [field, direction] = this.splitOrder(filters.orderBy);
-    const sortColumn = this.def.orderColumns[filters.orderBy];
-    this.applyFilters(qb, filters);
-    const total = options.includeTotalCount && after === null ? await qb.clone().getCount() : undefined;
-    if (after !== null) {
-      const [value, id] = after;
-      const op = direction === 'asc' ? '>' : '<';
-      const sortValue = this.isDateField(field) && typeof value === 'string' ? new Date(value) : value;
-      // `col >= v AND (col > v OR id > i)`: the redundant first bound lets SQLite seek the index to the
-      // position (it does not turn the OR alone into a range: page 1,000 of 100,000 went from 19 ms to 0.4 ms);
-      // neutral on MySQL. Row-value comparison `(col, id) > (v, i)` would make MariaDB scan the whole index.
-      qb.andWhere(`${sortColumn} ${op}= :lqAfterValue`, { lqAfterValue: sortValue }).andWhere(
-        new Brackets((w) => {
-          w.where(`${sortColumn} ${op} :lqAfterValue`).orWhere(`${this.def.idColumn} ${op} :lqAfterId`, { lqAfterId: id });
-        }),
-      );
-    }
-    const dir = direction === 'asc' ? 'ASC' : 'DESC';
-    const rows = await qb
-      .orderBy(sortColumn, dir)
-      .addOrderBy(this.def.idColumn, dir)
-      .take(undefined)
-      .limit(this.def.pageSize + 1)
-      .getMany();
+    const [field] = this.splitOrder(filters.orderBy);
+    const total = options.includeTotalCount && after === null ? await this.applyFilters(qb.clone(), filters).getCount() : undefined;
+    let position: [unknown, unknown] | null = null;
+    if (after !== null) position = [this.isDateField(field) && typeof after[0] === 'string' ? new Date(after[0]) : after[0], after[1]];
+    const rows = options.idsFirst ? await this.idsFirst(qb, filters, position) : await this.ordered(this.applyFilters(qb, filters), filters, position).limit(this.def.pageSize + 1).getMany();
     let more: string | undefined;
     if (rows.length > this.def.pageSize) {
       rows.length = this.def.pageSize;
@@ -137,6 +136,56 @@ export class ListQuery {
       });
     }
     return { items: rows, more, total, filters };
+  }
+
+  /** The keyset position (rows after `position` in the list's order) and the order itself. */
+  private ordered<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters, position: [unknown, unknown] | null): SelectQueryBuilder<E> {
+    const [, direction] = this.splitOrder(filters.orderBy);
+    const sortColumn = this.def.orderColumns[filters.orderBy];
+    if (position !== null) {
+      const [value, id] = position;
+      const op = direction === 'asc' ? '>' : '<';
+      // `col >= v AND (col > v OR id > i)`: the redundant first bound lets SQLite seek the index to the
+      // position (it does not turn the OR alone into a range: page 1,000 of 100,000 went from 19 ms to 0.4 ms);
+      // neutral on MySQL. Row-value comparison `(col, id) > (v, i)` would make MariaDB scan the whole index.
+      qb.andWhere(`${sortColumn} ${op}= :lqAfterValue`, { lqAfterValue: value }).andWhere(
+        new Brackets((w) => {
+          w.where(`${sortColumn} ${op} :lqAfterValue`).orWhere(`${this.def.idColumn} ${op} :lqAfterId`, { lqAfterId: id });
+        }),
+      );
+    }
+    const dir = direction === 'asc' ? 'ASC' : 'DESC';
+    return qb.orderBy(sortColumn, dir).addOrderBy(this.def.idColumn, dir).take(undefined);
+  }
+
+  /**
+   * `idsFirst` pages: the ids of up to pageSize + 1 rows from the index (filters matched coarsely), then
+   * those rows with the filters checked exactly; again from the last id while rows were dropped and more exist.
+   */
+  private async idsFirst<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters, position: [unknown, unknown] | null): Promise<E[]> {
+    const want = this.def.pageSize + 1;
+    const sortColumn = this.def.orderColumns[filters.orderBy];
+    const rows: E[] = [];
+    for (;;) {
+      const candidates = await this.ordered(this.applyFilters(qb.clone(), filters, true), filters, position)
+        .select(sortColumn, 'lq_sort')
+        .addSelect(this.def.idColumn, 'lq_id')
+        .limit(want)
+        .getRawMany<{ lq_sort: unknown; lq_id: string | number }>();
+      if (candidates.length === 0) return rows;
+      const found = await this.applyFilters(qb.clone(), filters)
+        .andWhere(`${this.def.idColumn} IN (:...lqIds)`, { lqIds: candidates.map((c) => c.lq_id) })
+        .getMany();
+      const idProperty = this.def.idColumn.split('.')[1];
+      const byId = new Map(found.map((row) => [String(row[idProperty]), row]));
+      for (const c of candidates) {
+        const row = byId.get(String(c.lq_id));
+        if (row && rows.length < want) rows.push(row);
+      }
+      if (rows.length >= want || candidates.length < want) return rows;
+      const last = candidates[candidates.length - 1];
+      position = [last.lq_sort, last.lq_id];
+    }
   }
 
   private splitOrder(orderBy: string): [string, 'asc' | 'desc'] {

@@ -11,6 +11,13 @@ export class CourseEntity {
   @Column({ type: 'varchar', length: 512 })
   title!: string;
 
+  /**
+   * The title's first 380 characters, for sorting and pre-filtering by title in an index (MySQL's key length does not
+   * allow the whole title beside app_id and id). Written with the title: set both with `titleFields`.
+   */
+  @Column({ type: 'varchar', length: 380, default: '' })
+  titleKey!: string;
+
   @Column({ type: 'int' })
   latestVersion!: number;
 
@@ -19,4 +26,16 @@ export class CourseEntity {
 
   @Column({ type: 'datetime', precision: 3 })
   updatedAt!: Date;
+}
+
+export const TITLE_KEY_LENGTH = 380;
+
+/** `title_key` of a title: its first 380 characters (code points, as SQL substr counts them). */
+export function titleKeyOf(title: string): string {
+  return title.length <= TITLE_KEY_LENGTH ? title : Array.from(title).slice(0, TITLE_KEY_LENGTH).join('');
+}
+
+/** The columns to write when a course's title changes. */
+export function titleFields(title: string): Pick<CourseEntity, 'title' | 'titleKey'> {
+  return { title, titleKey: titleKeyOf(title) };
 }
