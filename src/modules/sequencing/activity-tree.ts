@@ -245,6 +245,13 @@ export class ActivityTree {
     if (p.completionKnown) return { known: true, completed: !!p.completed };
     return { known: false, completed: false };
   }
+  /** 4th edition: completion conditions may reference a (non-primary) objective's completion, shared through its maps. */
+  private completionFor(id: string, o: ObjectiveDefinition | undefined): { known: boolean; completed: boolean } {
+    if (!o || o.primary) return this.completion(id);
+    const st = this.readObjective(id, o);
+    return st.completionKnown ? { known: true, completed: !!st.completed } : { known: false, completed: false };
+  }
+
   setCompletion(id: string, known: boolean, completed: boolean): void {
     const s = this.s(id);
     s.attemptProgressStatus = known;
@@ -311,12 +318,12 @@ export class ActivityTree {
         v = obj.measureStatus ? obj.normalizedMeasure < c.measureThreshold : undefined;
         break;
       case 'completed': {
-        const comp = this.completion(id);
+        const comp = this.completionFor(id, objDef);
         v = comp.known ? comp.completed : undefined;
         break;
       }
       case 'activityProgressKnown':
-        v = this.completion(id).known;
+        v = this.completionFor(id, objDef).known;
         break;
       case 'attempted':
         v = s.activityProgressStatus && s.attemptCount > 0;

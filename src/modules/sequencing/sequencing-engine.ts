@@ -170,11 +170,16 @@ export class SequencingEngine {
     }
   }
 
-  /** End of the sequencing session: the current activity is cleared (the suspended activity stays for resume all). */
+  /**
+   * End of the sequencing session: attempts still open end (so the next session's start begins a new attempt on
+   * the course), the current activity is cleared; a suspended activity stays for resume all.
+   */
   private endSession(): void {
     const t = this.tree;
-    if (t.state.currentActivity !== undefined && t.s(t.state.currentActivity).isActive) {
-      new SequencingProcesses(t).endAttempt(t.state.currentActivity);
+    const cur = t.state.currentActivity;
+    if (cur !== undefined) {
+      const p = new SequencingProcesses(t);
+      for (const x of t.pathToRoot(cur)) if (t.s(x).isActive) p.endAttempt(x);
     }
     t.state.currentActivity = undefined;
   }
