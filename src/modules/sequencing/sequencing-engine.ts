@@ -143,6 +143,15 @@ export class SequencingEngine {
   navigate(request: NavigationRequest | string): NavigationResult {
     const req = typeof request === 'string' ? parseNavigationRequest(request) : request;
     if (!req) return { error: { code: 'NB.2.1-13', message: `"${typeof request === 'string' ? request : request.type}" is not a navigation request` } };
+    if (req.type === 'choice' || req.type === 'jump') {
+      // A choice the learner cannot make must not end the current attempt first: try it on a copy of the state.
+      const trial = new SequencingEngine(this.definition, clone(this.tree.state)).run(req);
+      if (trial.error) return trial;
+    }
+    return this.run(req);
+  }
+
+  private run(req: NavigationRequest): NavigationResult {
     const p = new SequencingProcesses(this.tree);
     try {
       const nav = p.navigationRequest(req); // NB.2.1
@@ -289,9 +298,9 @@ export class SequencingEngine {
   }
 
   /**
-   * Which navigation requests are valid now. Start, resume all, the termination requests, continue and previous
-   * follow the Navigation Request Process (NB.2.1); a choice target is valid when the whole request (navigation,
-   * choice sequencing and delivery checks) would deliver an activity, evaluated on a copy of the state.
+   * Which navigation requests are valid now. Start, resume all, the termination requests and continue follow the
+   * Navigation Request Process (NB.2.1); previous and each choice target are valid when the whole request (OP.1:
+   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state.
    */
   validRequests(): ValidRequests {
     const t = this.tree;
@@ -304,37 +313,17 @@ export class SequencingEngine {
         throw e;
       }
     };
-    const simulate = (req: NavigationRequest): boolean => {
-      const copy = new ActivityTree(this.definition, clone(t.state));
-      const p = new SequencingProcesses(copy);
-      try {
-        const nav = p.navigationRequest(req);
-        const cur = copy.state.currentActivity;
-        // Evaluate as if the current activity had been exited without its attempt ending (no termination side effects).
-        if (nav.termination && cur !== undefined) {
-          for (const x of copy.pathToRoot(cur)) {
-            if (x === copy.commonAncestor(cur, req.target ?? copy.root)) break;
-            copy.s(x).isActive = false;
-          }
-        }
-        const out = p.sequencingRequest(nav.sequencing ?? 'exit', req.target);
-        if (!out.deliver) return false;
-        p.deliveryRequest(out.deliver);
-        return true;
-      } catch (e) {
-        if (e instanceof SequencingException) return false;
-        throw e;
-      }
-    };
+    // What would happen, on a copy of the state (termination included, as navigate() would do it).
+    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, clone(t.state)).run(req).deliver !== undefined;
     const cur = t.state.currentActivity;
-    const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && simulate({ type: 'choice', target: id }));
-    if (cur === undefined && simulate({ type: 'choice', target: t.root })) choice.unshift(t.root);
+    const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
+    if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
     return {
       start: navOk({ type: 'start' }),
       resumeAll: navOk({ type: 'resumeAll' }),
       continue: navOk({ type: 'continue' }),
-      previous: navOk({ type: 'previous' }),
+      previous: navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
       exit: navOk({ type: 'exit' }),
       exitAll: navOk({ type: 'exitAll' }),
       suspendAll: navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
