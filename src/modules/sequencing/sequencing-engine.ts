@@ -216,7 +216,9 @@ export class SequencingEngine {
     if (r.completionStatus !== undefined) s.completionReported = true;
     if (r.successStatus !== undefined) s.successReported = true;
     let completion = r.completionStatus;
+    // Completed by measure (4th edition): only the progress measure decides, against the completion threshold.
     if (a.completedByMeasure && r.progressMeasure !== undefined) completion = r.progressMeasure >= a.minProgressMeasure ? 'completed' : 'incomplete';
+    else if (a.completedByMeasure && completion !== undefined) completion = 'unknown';
     if (completion === 'completed') t.setCompletion(activityId, true, true);
     else if (completion === 'incomplete' || completion === 'not attempted') t.setCompletion(activityId, true, false);
     else if (completion === 'unknown') t.setCompletion(activityId, false, false);
