@@ -33,6 +33,8 @@ export interface ActivityState {
   attemptExperiencedDuration: number;
   isActive: boolean;
   isSuspended: boolean;
+  /** The parent's attempt count when this activity's current attempt began (useCurrentAttempt*Info). */
+  parentAttempt?: number;
   /** The SCO reported cmi.completion_status / cmi.success_status in this attempt (even "unknown"). */
   completionReported?: boolean;
   successReported?: boolean;
@@ -157,7 +159,9 @@ export class ActivityTree {
   }
   /** The objective as the sequencer sees it: a read map's known global value, else the local value. */
   readObjective(id: string, o: ObjectiveDefinition, forRuntime = false): ObjectiveState {
-    const localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
+    let localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
+    if (this.staleView?.objective) localState = { ...localState, progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 };
+    if (this.staleView?.progress) localState = { ...localState, completionKnown: undefined, completed: undefined, progressMeasureKnown: undefined, progressMeasure: undefined };
     const out = { ...localState };
     // An untracked activity has no objective information for sequencing; its SCO still sees the shared values.
     if (!this.a(id).tracked && !forRuntime) return out;
@@ -241,7 +245,7 @@ export class ActivityTree {
     const p = this.primaryStatus(id);
     const read = this.primaryObjective(id).maps.some((m) => m.readCompletionStatus && this.state.globalObjectives[m.targetObjectiveID]?.completionKnown);
     if (read && a.tracked) return { known: true, completed: !!p.completed };
-    if (s.attemptProgressStatus) return { known: true, completed: s.attemptCompletionStatus };
+    if (s.attemptProgressStatus && !this.staleView?.progress) return { known: true, completed: s.attemptCompletionStatus };
     if (p.completionKnown) return { known: true, completed: !!p.completed };
     return { known: false, completed: false };
   }
@@ -263,7 +267,7 @@ export class ActivityTree {
     const p = this.primaryStatus(id);
     const read = this.primaryObjective(id).maps.some((m) => m.readProgressMeasure && this.state.globalObjectives[m.targetObjectiveID]?.progressMeasureKnown);
     if (read && this.a(id).tracked) return { known: true, amount: p.progressMeasure ?? 0 };
-    if (s.attemptCompletionAmountStatus) return { known: true, amount: s.attemptCompletionAmount };
+    if (s.attemptCompletionAmountStatus && !this.staleView?.progress) return { known: true, amount: s.attemptCompletionAmount };
     if (p.progressMeasureKnown) return { known: true, amount: p.progressMeasure ?? 0 };
     return { known: false, amount: 0 };
   }
@@ -383,6 +387,24 @@ export class ActivityTree {
 
   // ---- RB.1.x rollup ----
 
+  /**
+   * While a parent rolls up, a child whose latest attempt began in an earlier attempt of the parent is seen without
+   * its local objective (useCurrentAttemptObjectiveInfo) or progress (useCurrentAttemptProgressInfo) information.
+   */
+  private staleView?: { objective: boolean; progress: boolean };
+  private asSeenBy<T>(parent: string, child: string, fn: () => T): T {
+    const cm = this.a(parent).controlMode;
+    const c = this.s(child);
+    const stale = c.attemptCount > 0 && c.parentAttempt !== undefined && c.parentAttempt !== this.s(parent).attemptCount;
+    const saved = this.staleView;
+    this.staleView = { objective: stale && cm.useCurrentAttemptObjectiveInfo, progress: stale && cm.useCurrentAttemptProgressInfo };
+    try {
+      return fn();
+    } finally {
+      this.staleView = saved;
+    }
+  }
+
   /** Global objectives written since the last rollup of the activities that read them. */
   private changedGlobals = new Set<string>();
   private rollingUp = false;
@@ -434,7 +456,7 @@ export class ActivityTree {
       if (!this.a(c).rollupObjectiveSatisfied) continue;
       const w = this.a(c).objectiveMeasureWeight;
       counted += w;
-      const p = this.primaryStatus(c);
+      const p = this.asSeenBy(id, c, () => this.primaryStatus(c));
       if (p.measureStatus) {
         total += p.normalizedMeasure * w;
         valid = true;
@@ -453,7 +475,7 @@ export class ActivityTree {
       if (!this.a(c).rollupProgressCompletion) continue;
       const w = this.a(c).progressWeight;
       counted += w;
-      const p = this.progressAmount(c);
+      const p = this.asSeenBy(id, c, () => this.progressAmount(c));
       if (p.known) {
         total += p.amount * w;
         valid = true;
@@ -533,9 +555,11 @@ export class ActivityTree {
       const bag: Tri[] = [];
       for (const c of this.children(id)) {
         if (!this.a(c).tracked) continue;
-        if (!this.checkChildForRollup(c, action)) continue;
-        // RB.1.4.1 Evaluate Rollup Conditions Subprocess
-        bag.push(this.combine(rule.conditions.map((cond) => this.rollupCondition(c, cond)), rule.combination));
+        const value = this.asSeenBy(id, c, () =>
+          // RB.1.4.2, then RB.1.4.1 Evaluate Rollup Conditions Subprocess
+          this.checkChildForRollup(c, action) ? this.combine(rule.conditions.map((cond) => this.rollupCondition(c, cond)), rule.combination) : null,
+        );
+        if (value !== null) bag.push(value);
       }
       // "all" and "none" hold for an empty bag (no False and no Unknown in it), as the book words them.
       const trues = bag.filter((v) => v === true).length;

@@ -615,6 +615,8 @@ export class SequencingProcesses {
           s.attemptCount += 1;
           if (s.attemptCount === 1) s.activityProgressStatus = true;
           t.initializeAttempt(x);
+          const parent = t.parent(x);
+          s.parentAttempt = parent === undefined ? undefined : t.s(parent).attemptCount;
           if (s.attemptCount > 1 && !t.isLeaf(x)) this.newClusterAttempt(x, x === retried);
         }
       }
