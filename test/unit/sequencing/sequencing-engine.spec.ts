@@ -239,6 +239,20 @@ describe('rollup', () => {
     expect(e.status('ORG').completion).toBe('completed');
   });
 
+  it.each([
+    ['true', 'unknown'],
+    ['false', 'failed'],
+  ])('useCurrentAttemptObjectiveInfo="%s": a new attempt on a module rolls up only what was learned in it (%s)', async (flag, expected) => {
+    const e = await engineFromOrg(cluster('m1', leaf('a') + leaf('b'), sequencing(`<imsss:controlMode flow="true" useCurrentAttemptObjectiveInfo="${flag}"/>`)) + leaf('c') + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', failed)).toBe('b');
+    expect(step(e, 'continue', passed)).toBe('c');
+    expect(e.status('m1').success).toBe('failed');
+    expect(step(e, 'previous')).toBe('b'); // m1 begins its second attempt
+    e.reportRuntime('b', passed);
+    expect(e.status('m1')).toMatchObject({ attempts: 2, success: expected });
+  });
+
   it('requiredForSatisfied="ifAttempted": an unattempted child does not hold the parent back', async () => {
     const e = await engineFromOrg(leaf('a') + leaf('b', sequencing('<adlseq:rollupConsiderations requiredForSatisfied="ifAttempted"/>')));
     expect(step(e, '{target=a}choice')).toBe('a');
