@@ -241,6 +241,9 @@ export class SequencingEngine {
       const def = a.objectives.find((d) => d.id === o.id);
       if (!def || (def.primary && def.id === primary.id && r.successStatus !== undefined)) continue;
       const patch: Partial<ObjectiveState> = {};
+      // cmi.objectives.n for the primary objective reports the activity's own status as much as cmi.success_status.
+      if (def === primary && o.successStatus !== undefined) s.successReported = true;
+      if (def === primary && o.completionStatus !== undefined) s.completionReported = true;
       if (o.scoreScaled !== undefined) Object.assign(patch, { measureStatus: true, normalizedMeasure: o.scoreScaled });
       let os = o.successStatus;
       if (def.satisfiedByMeasure && o.scoreScaled !== undefined) os = o.scoreScaled >= def.minNormalizedMeasure ? 'passed' : 'failed';

@@ -266,7 +266,8 @@ export class SequencingProcesses {
             s.attemptCompletionStatus = true;
           } else t.setCompletion(id, true, true);
         }
-        if (!a.objectiveSetByContent && !local?.progressStatus && !s.successReported && !t.primaryObjective(id).satisfiedByMeasure) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
+        // The default looks at the objective as read (a shared objective that is already known is left alone).
+        if (!a.objectiveSetByContent && !t.primaryStatus(id).progressStatus && !s.successReported && !t.primaryObjective(id).satisfiedByMeasure) t.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
       }
     } else {
       s.isSuspended = t.children(id).some((c) => t.s(c).isSuspended);
