@@ -339,6 +339,18 @@ export class SequencingEngine {
     };
   }
 
+  /**
+   * The value of `adl.nav.request_valid.<request>` for the SCO: `continue`, `previous`, `choice.{target=ID}`,
+   * `jump.{target=ID}` → "true" / "false" (an unknown target is "false"; anything else "unknown").
+   */
+  navRequestValid(request: string): 'true' | 'false' | 'unknown' {
+    const valid = this.validRequests();
+    if (request === 'continue' || request === 'previous') return valid[request] ? 'true' : 'false';
+    const m = /^(choice|jump)\.\{target=([^}]*)\}$/.exec(request);
+    if (!m) return 'unknown';
+    return valid[m[1] as 'choice' | 'jump'].includes(m[2]) ? 'true' : 'false';
+  }
+
   /** Objective key helper for callers that map cmi.objectives to the tracking model. */
   static objectiveKey = objectiveKey;
 }

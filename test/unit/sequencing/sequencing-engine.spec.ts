@@ -43,6 +43,20 @@ describe('control modes', () => {
     expect(e.status('b').completion).toBe('completed');
   });
 
+  it('adl.nav.request_valid answers for continue, previous, choice and jump', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b', sequencing(rules(preRule(cond('always'), 'hiddenFromChoice')))) + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(['continue', 'previous', 'choice.{target=a}', 'choice.{target=b}', 'jump.{target=b}', 'choice.{target=zz}', 'suspendAll'].map((r) => e.navRequestValid(r))).toEqual([
+      'true',
+      'false',
+      'true',
+      'false',
+      'true',
+      'false',
+      'unknown',
+    ]);
+  });
+
   it('forwardOnly: previous is not valid and is refused', async () => {
     const e = await engineFromOrg(leaf('a') + leaf('b') + sequencing('<imsss:controlMode flow="true" forwardOnly="true"/>'));
     expect(step(e, 'start')).toBe('a');
