@@ -7,7 +7,8 @@
  */
 import { ActivityTree, initialTrackingState, objectiveKey, type ObjectiveState, type TrackingState } from './activity-tree';
 import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition } from './sequencing-definition';
-import { SequencingException, SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
+import { SequencingException } from './sequencing-exception';
+import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
 
 export { SequencingException, type NavigationRequest, type NavigationRequestType };
 
