@@ -62,46 +62,57 @@ export class RollupProcess {
     return this.t.children(id).filter((c) => this.t.a(c).tracked);
   }
 
-  /** RB.1.1 Measure Rollup Process (objectiveMeasureWeight; 4th edition). */
-  private measureRollup(id: string): void {
+  /**
+   * The weighted average the measure rollups compute over the tracked children that contribute: every contributing
+   * child's weight counts, known values are summed; undefined when no child has a known value.
+   */
+  private weightedAverage(id: string, contributes: (c: string) => boolean, weight: (c: string) => number, value: (c: string) => number | undefined): number | undefined {
     let total = 0;
     let counted = 0;
     let valid = false;
     for (const c of this.trackedChildren(id)) {
-      if (!this.t.a(c).rollupObjectiveSatisfied) continue;
-      const w = this.t.a(c).objectiveMeasureWeight;
-      counted += w;
-      const p = this.asSeenBy(id, c, () => this.t.primaryStatus(c));
-      if (p.measureStatus) {
-        total += p.normalizedMeasure * w;
+      if (!contributes(c)) continue;
+      counted += weight(c);
+      const v = this.asSeenBy(id, c, () => value(c));
+      if (v !== undefined) {
+        total += v * weight(c);
         valid = true;
       }
     }
-    if (!valid || counted <= 0) this.t.setPrimary(id, { measureStatus: false });
-    else this.t.setPrimary(id, { measureStatus: true, normalizedMeasure: total / counted });
+    return valid && counted > 0 ? total / counted : undefined;
+  }
+
+  /** RB.1.1 Measure Rollup Process (objectiveMeasureWeight; 4th edition). */
+  private measureRollup(id: string): void {
+    const t = this.t;
+    const measure = this.weightedAverage(
+      id,
+      (c) => t.a(c).rollupObjectiveSatisfied,
+      (c) => t.a(c).objectiveMeasureWeight,
+      (c) => {
+        const p = t.primaryStatus(c);
+        return p.measureStatus ? p.normalizedMeasure : undefined;
+      },
+    );
+    if (measure === undefined) t.setPrimary(id, { measureStatus: false });
+    else t.setPrimary(id, { measureStatus: true, normalizedMeasure: measure });
   }
 
   /** RB.1.1b Completion Measure Rollup Process (progressWeight; 4th edition). */
   private completionMeasureRollup(id: string): void {
-    let total = 0;
-    let counted = 0;
-    let valid = false;
-    for (const c of this.trackedChildren(id)) {
-      if (!this.t.a(c).rollupProgressCompletion) continue;
-      const w = this.t.a(c).progressWeight;
-      counted += w;
-      const p = this.asSeenBy(id, c, () => this.t.progressAmount(c));
-      if (p.known) {
-        total += p.amount * w;
-        valid = true;
-      }
-    }
-    const s = this.t.s(id);
-    if (!valid || counted <= 0) s.attemptCompletionAmountStatus = false;
-    else {
-      s.attemptCompletionAmountStatus = true;
-      s.attemptCompletionAmount = total / counted;
-    }
+    const t = this.t;
+    const amount = this.weightedAverage(
+      id,
+      (c) => t.a(c).rollupProgressCompletion,
+      (c) => t.a(c).progressWeight,
+      (c) => {
+        const p = t.progressAmount(c);
+        return p.known ? p.amount : undefined;
+      },
+    );
+    const s = t.s(id);
+    s.attemptCompletionAmountStatus = amount !== undefined;
+    if (amount !== undefined) s.attemptCompletionAmount = amount;
   }
 
   /** RB.1.2 Objective Rollup Process: by measure (RB.1.2a) when the primary objective is satisfied by measure, else by rules (RB.1.2b). */

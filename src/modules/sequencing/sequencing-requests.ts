@@ -47,9 +47,9 @@ export class SequencingRequests {
       case 'retry':
         return this.retry();
       case 'continue':
-        return this.continueRequest();
+        return this.flowRequest('forward');
       case 'previous':
-        return this.previous();
+        return this.flowRequest('backward');
       case 'choice':
         return this.choice(target as string);
       case 'jump':
@@ -78,28 +78,17 @@ export class SequencingRequests {
     return { deliver: t.state.suspendedActivity };
   }
 
-  /** SB.2.7 Continue Sequencing Request Process. */
-  private continueRequest(): SequencingOutcome {
+  /** SB.2.7 Continue / SB.2.8 Previous Sequencing Request Process: flow from the current activity. */
+  private flowRequest(direction: Direction): SequencingOutcome {
     const t = this.t;
+    const id = direction === 'forward' ? 'SB.2.7' : 'SB.2.8';
     const cur = this.current;
-    if (cur === undefined) return fail('SB.2.7-1', 'The sequencing session has not begun');
+    if (cur === undefined) return fail(`${id}-1`, 'The sequencing session has not begun');
     const p = t.parent(cur);
-    if (p !== undefined && !t.a(p).controlMode.flow) return fail('SB.2.7-2', 'Flow is not allowed');
-    const r = this.flow(cur, 'forward', false);
-    if (r.endSession) return r;
-    if (!r.deliverable) return fail(r.exception ?? 'SB.2.7-2', 'There is no next activity to deliver');
-    return { deliver: r.activity };
-  }
-
-  /** SB.2.8 Previous Sequencing Request Process. */
-  private previous(): SequencingOutcome {
-    const t = this.t;
-    const cur = this.current;
-    if (cur === undefined) return fail('SB.2.8-1', 'The sequencing session has not begun');
-    const p = t.parent(cur);
-    if (p !== undefined && !t.a(p).controlMode.flow) return fail('SB.2.8-2', 'Flow is not allowed');
-    const r = this.flow(cur, 'backward', false);
-    if (!r.deliverable) return fail(r.exception ?? 'SB.2.8-2', 'There is no previous activity to deliver');
+    if (p !== undefined && !t.a(p).controlMode.flow) return fail(`${id}-2`, 'Flow is not allowed');
+    const r = this.flow(cur, direction, false);
+    if (r.endSession && direction === 'forward') return r; // continuing past the last activity ends the session
+    if (!r.deliverable) return fail(r.exception ?? `${id}-2`, `There is no ${direction === 'forward' ? 'next' : 'previous'} activity to deliver`);
     return { deliver: r.activity };
   }
 
