@@ -260,7 +260,7 @@ export class SequencingRequests {
       for (const x of t.pathToRoot(cur)) {
         if (x === common) break;
         if (t.s(x).isActive && !t.a(x).controlMode.choiceExit) return fail('SB.2.9-7', `Choice would exit "${x}", whose choiceExit is false`);
-        if (constrained === undefined && t.a(x).constrainChoice) constrained = x;
+        if (constrained === undefined && x !== cur && t.a(x).constrainChoice) constrained = x; // the current activity's own setting constrains nothing
       }
       if (constrained !== undefined) {
         const dir: Direction = forwardOf(target, constrained) ? 'forward' : 'backward';
