@@ -5,7 +5,7 @@
  * set before it terminates, `validRequests()` for the navigation UI and `adl.nav.request_valid`, and stores
  * `serialize()` with the registration. OP.1 (Overall Sequencing Process) is `navigate()`.
  */
-import { ActivityTree, initialTrackingState, objectiveKey, type ObjectiveState, type TrackingState } from './activity-tree';
+import { ActivityTree, initialTrackingState, type ObjectiveState, type TrackingState } from './activity-tree';
 import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition } from './sequencing-definition';
 import { SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
@@ -124,7 +124,7 @@ export class SequencingEngine {
     const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
     const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
     const fresh = initialTrackingState(def, 1);
-    // Activities added to the course since the state was saved start untracked; removed ones are dropped.
+    // Activities the stored state does not know (a changed course) start fresh; ones no longer in the course are dropped.
     const activities = Object.fromEntries(def.order.map((id) => [id, parsed.state.activities[id] ?? fresh.activities[id]]));
     return new SequencingEngine(def, { ...parsed.state, activities });
   }
@@ -159,10 +159,8 @@ export class SequencingEngine {
       let seq = nav.sequencing;
       if (nav.termination) {
         const replaced = p.terminationRequest(nav.termination); // TB.2.3
-        // A sequencing request from the post-condition rules replaces the pending one; exit/suspend/abandon all
-        // always end with exit.
+        // A sequencing request from the termination (post condition rules, exit at the root) replaces the pending one.
         if (replaced) seq = replaced;
-        else if (nav.termination === 'abandon') seq = 'exit';
       }
       if (!seq) return {};
       const outcome = p.sequencingRequest(seq, nav.target); // SB.2.12
@@ -351,9 +349,6 @@ export class SequencingEngine {
     if (!m) return 'unknown';
     return valid[m[1] as 'choice' | 'jump'].includes(m[2]) ? 'true' : 'false';
   }
-
-  /** Objective key helper for callers that map cmi.objectives to the tracking model. */
-  static objectiveKey = objectiveKey;
 }
 
 function clone<T>(x: T): T {
