@@ -1,10 +1,11 @@
 /**
  * The activity tree with its tracking model (SN book, "Tracking Model"): per activity the activity/attempt progress
  * information and the objective progress information, plus the global (shared) objectives. Objective reads and
- * writes go through the objective maps (imsss:mapInfo, 4th edition adlseq:mapInfo), and the rule evaluation
- * (UP.1, UP.2, UP.5) and rollup (RB.1.x) processes live here because they only read and write tracking data.
+ * writes go through the objective maps (imsss:mapInfo, 4th edition adlseq:mapInfo); the rule evaluation
+ * (UP.1, UP.2, UP.5) lives here, the rollup (RB.1.x) in rollup-process.ts.
  */
-import type { ActivityDefinition, ObjectiveDefinition, RollupAction, RollupRule, SequencingDefinition, SequencingRule } from './sequencing-definition';
+import { RollupProcess } from './rollup-process';
+import type { ActivityDefinition, ObjectiveDefinition, SequencingDefinition, SequencingRule } from './sequencing-definition';
 
 /** Objective progress information (plus the 4th edition completion/score data an objective carries). */
 export interface ObjectiveState {
@@ -33,6 +34,8 @@ export interface ActivityState {
   attemptExperiencedDuration: number;
   isActive: boolean;
   isSuspended: boolean;
+  /** The parent's attempt count when this activity's current attempt began (useCurrentAttempt*Info). */
+  parentAttempt?: number;
   /** The SCO reported cmi.completion_status / cmi.success_status in this attempt (even "unknown"). */
   completionReported?: boolean;
   successReported?: boolean;
@@ -110,6 +113,9 @@ export class ActivityTree {
     for (let x: string | undefined = from; x !== undefined; x = this.parent(x)) out.push(x);
     return out;
   }
+  areSiblings(x: string, y: string): boolean {
+    return x !== y && this.parent(x) !== undefined && this.parent(x) === this.parent(y);
+  }
   isAncestorOf(anc: string, of: string): boolean {
     return this.pathToRoot(of).includes(anc) && anc !== of;
   }
@@ -157,7 +163,9 @@ export class ActivityTree {
   }
   /** The objective as the sequencer sees it: a read map's known global value, else the local value. */
   readObjective(id: string, o: ObjectiveDefinition, forRuntime = false): ObjectiveState {
-    const localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
+    let localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
+    if (this.staleView?.objective) localState = { ...localState, progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 };
+    if (this.staleView?.progress) localState = { ...localState, completionKnown: undefined, completed: undefined, progressMeasureKnown: undefined, progressMeasure: undefined };
     const out = { ...localState };
     // An untracked activity has no objective information for sequencing; its SCO still sees the shared values.
     if (!this.a(id).tracked && !forRuntime) return out;
@@ -241,10 +249,17 @@ export class ActivityTree {
     const p = this.primaryStatus(id);
     const read = this.primaryObjective(id).maps.some((m) => m.readCompletionStatus && this.state.globalObjectives[m.targetObjectiveID]?.completionKnown);
     if (read && a.tracked) return { known: true, completed: !!p.completed };
-    if (s.attemptProgressStatus) return { known: true, completed: s.attemptCompletionStatus };
+    if (s.attemptProgressStatus && !this.staleView?.progress) return { known: true, completed: s.attemptCompletionStatus };
     if (p.completionKnown) return { known: true, completed: !!p.completed };
     return { known: false, completed: false };
   }
+  /** 4th edition: completion conditions may reference a (non-primary) objective's completion, shared through its maps. */
+  private completionFor(id: string, o: ObjectiveDefinition | undefined): { known: boolean; completed: boolean } {
+    if (!o || o.primary) return this.completion(id);
+    const st = this.readObjective(id, o);
+    return st.completionKnown ? { known: true, completed: !!st.completed } : { known: false, completed: false };
+  }
+
   setCompletion(id: string, known: boolean, completed: boolean): void {
     const s = this.s(id);
     s.attemptProgressStatus = known;
@@ -256,7 +271,7 @@ export class ActivityTree {
     const p = this.primaryStatus(id);
     const read = this.primaryObjective(id).maps.some((m) => m.readProgressMeasure && this.state.globalObjectives[m.targetObjectiveID]?.progressMeasureKnown);
     if (read && this.a(id).tracked) return { known: true, amount: p.progressMeasure ?? 0 };
-    if (s.attemptCompletionAmountStatus) return { known: true, amount: s.attemptCompletionAmount };
+    if (s.attemptCompletionAmountStatus && !this.staleView?.progress) return { known: true, amount: s.attemptCompletionAmount };
     if (p.progressMeasureKnown) return { known: true, amount: p.progressMeasure ?? 0 };
     return { known: false, amount: 0 };
   }
@@ -288,7 +303,7 @@ export class ActivityTree {
   }
 
   // ---- UP.2.1 Sequencing Rule Check Subprocess: one rule condition (true / false / unknown) ----
-  private condition(id: string, c: SequencingRule['conditions'][number]): Tri {
+  condition(id: string, c: SequencingRule['conditions'][number]): Tri {
     const a = this.a(id);
     const s = this.s(id);
     const objDef = this.objectiveDef(id, c.referencedObjective);
@@ -311,12 +326,12 @@ export class ActivityTree {
         v = obj.measureStatus ? obj.normalizedMeasure < c.measureThreshold : undefined;
         break;
       case 'completed': {
-        const comp = this.completion(id);
+        const comp = this.completionFor(id, objDef);
         v = comp.known ? comp.completed : undefined;
         break;
       }
       case 'activityProgressKnown':
-        v = this.completion(id).known;
+        v = this.completionFor(id, objDef).known;
         break;
       case 'attempted':
         v = s.activityProgressStatus && s.attemptCount > 0;
@@ -342,7 +357,7 @@ export class ActivityTree {
     return c.not && v !== undefined ? !v : v;
   }
 
-  private combine(values: Tri[], combination: 'all' | 'any'): Tri {
+  combine(values: Tri[], combination: 'all' | 'any'): Tri {
     if (combination === 'all') {
       if (values.some((v) => v === false)) return false;
       return values.every((v) => v === true) ? true : undefined;
@@ -374,202 +389,20 @@ export class ActivityTree {
     return this.limitConditionsViolated(id);
   }
 
-  // ---- RB.1.x rollup ----
-
-  /** Global objectives written since the last rollup of the activities that read them. */
-  private changedGlobals = new Set<string>();
-  private rollingUp = false;
+  // ---- RB.1.x rollup (rollup-process.ts) ----
 
   /**
-   * RB.1.5 Overall Rollup Process: from the activity up to the root. Activities elsewhere in the tree that read a
-   * global objective this rollup wrote are rolled up too, so their status reflects the shared objective at once.
+   * While a parent rolls up, a child whose latest attempt began in an earlier attempt of the parent is seen without
+   * its local objective (useCurrentAttemptObjectiveInfo) or progress (useCurrentAttemptProgressInfo) information.
    */
+  staleView?: { objective: boolean; progress: boolean };
+  /** Global objectives written since the last rollup of the activities that read them. */
+  readonly changedGlobals = new Set<string>();
+  /** An overall rollup is running (the readers' rollups it triggers do not start another round). */
+  rollingUp = false;
+
+  /** RB.1.5 Overall Rollup Process. */
   overallRollup(id: string): void {
-    this.rollupPath(id);
-    if (this.rollingUp) return;
-    this.rollingUp = true;
-    try {
-      for (let pass = 0; pass < 5 && this.changedGlobals.size; pass++) {
-        const changed = new Set(this.changedGlobals);
-        this.changedGlobals.clear();
-        for (const x of this.def.order) {
-          if (this.a(x).objectives.some((o) => o.maps.some((m) => changed.has(m.targetObjectiveID)))) this.rollupPath(x);
-        }
-      }
-    } finally {
-      this.changedGlobals.clear();
-      this.rollingUp = false;
-    }
-  }
-
-  private rollupPath(id: string): void {
-    for (const x of this.pathToRoot(id)) {
-      if (!this.a(x).tracked) continue; // an untracked activity has no tracking status to roll up into
-      if (!this.isLeaf(x)) {
-        this.measureRollup(x);
-        this.completionMeasureRollup(x);
-      }
-      this.objectiveRollup(x);
-      this.progressRollup(x);
-    }
-  }
-
-  private trackedChildren(id: string): string[] {
-    return this.children(id).filter((c) => this.a(c).tracked);
-  }
-
-  /** RB.1.1 Measure Rollup Process (objectiveMeasureWeight; 4th edition). */
-  private measureRollup(id: string): void {
-    let total = 0;
-    let counted = 0;
-    let valid = false;
-    for (const c of this.trackedChildren(id)) {
-      if (!this.a(c).rollupObjectiveSatisfied) continue;
-      const w = this.a(c).objectiveMeasureWeight;
-      counted += w;
-      const p = this.primaryStatus(c);
-      if (p.measureStatus) {
-        total += p.normalizedMeasure * w;
-        valid = true;
-      }
-    }
-    if (!valid || counted <= 0) this.setPrimary(id, { measureStatus: false });
-    else this.setPrimary(id, { measureStatus: true, normalizedMeasure: total / counted });
-  }
-
-  /** RB.1.1b Completion Measure Rollup Process (progressWeight; 4th edition). */
-  private completionMeasureRollup(id: string): void {
-    let total = 0;
-    let counted = 0;
-    let valid = false;
-    for (const c of this.trackedChildren(id)) {
-      if (!this.a(c).rollupProgressCompletion) continue;
-      const w = this.a(c).progressWeight;
-      counted += w;
-      const p = this.progressAmount(c);
-      if (p.known) {
-        total += p.amount * w;
-        valid = true;
-      }
-    }
-    const s = this.s(id);
-    if (!valid || counted <= 0) s.attemptCompletionAmountStatus = false;
-    else {
-      s.attemptCompletionAmountStatus = true;
-      s.attemptCompletionAmount = total / counted;
-    }
-  }
-
-  /** RB.1.2 Objective Rollup Process: by measure (RB.1.2a) when the primary objective is satisfied by measure, else by rules (RB.1.2b). */
-  private objectiveRollup(id: string): void {
-    const primary = this.primaryObjective(id);
-    if (primary.satisfiedByMeasure) {
-      // RB.1.2a Objective Rollup Using Measure Process
-      const p = this.primaryStatus(id);
-      if (!p.measureStatus) {
-        if (!this.isLeaf(id)) this.setPrimary(id, { progressStatus: false });
-      } else if (!this.s(id).isActive || this.a(id).measureSatisfactionIfActive) {
-        this.setPrimary(id, { progressStatus: true, satisfiedStatus: p.normalizedMeasure >= primary.minNormalizedMeasure });
-      } else if (!this.isLeaf(id)) this.setPrimary(id, { progressStatus: false });
-      return;
-    }
-    if (this.isLeaf(id)) return;
-    // RB.1.2b Objective Rollup Using Rules Process (default rules when the activity defines none for an action)
-    if (this.rollupRuleCheck(id, 'notSatisfied')) this.setPrimary(id, { progressStatus: true, satisfiedStatus: false });
-    if (this.rollupRuleCheck(id, 'satisfied')) this.setPrimary(id, { progressStatus: true, satisfiedStatus: true });
-  }
-
-  /** RB.1.3 Activity Progress Rollup Process: by measure (RB.1.3a, 4th edition completedByMeasure) or by rules. */
-  private progressRollup(id: string): void {
-    const a = this.a(id);
-    if (a.completedByMeasure) {
-      const amt = this.progressAmount(id);
-      if (amt.known) this.setCompletion(id, true, amt.amount >= a.minProgressMeasure);
-      else if (!this.isLeaf(id)) this.s(id).attemptProgressStatus = false;
-      return;
-    }
-    if (this.isLeaf(id)) return;
-    if (this.rollupRuleCheck(id, 'incomplete')) this.setCompletion(id, true, false);
-    if (this.rollupRuleCheck(id, 'completed')) this.setCompletion(id, true, true);
-  }
-
-  private rulesFor(id: string, action: RollupAction): RollupRule[] {
-    const rules = this.a(id).rollupRules;
-    const satisfaction = action === 'satisfied' || action === 'notSatisfied';
-    const family = rules.filter((r) => (satisfaction ? r.action === 'satisfied' || r.action === 'notSatisfied' : r.action === 'completed' || r.action === 'incomplete'));
-    if (family.length) return family.filter((r) => r.action === action);
-    // Default rollup rules, when the activity has no rule for the satisfaction (resp. completion) actions: all
-    // children satisfied → satisfied; all children with a known status → not satisfied; likewise completion.
-    const dflt = (conditions: RollupRule['conditions']): RollupRule => ({
-      childActivitySet: 'all',
-      minimumCount: 0,
-      minimumPercent: 0,
-      combination: 'any',
-      conditions,
-      action,
-    });
-    switch (action) {
-      case 'satisfied':
-        return [dflt([{ condition: 'satisfied', not: false }])];
-      case 'notSatisfied':
-        return [dflt([{ condition: 'objectiveStatusKnown', not: false }])];
-      case 'completed':
-        return [dflt([{ condition: 'completed', not: false }])];
-      default:
-        return [dflt([{ condition: 'activityProgressKnown', not: false }])];
-    }
-  }
-
-  /** RB.1.4 Rollup Rule Check Subprocess. */
-  private rollupRuleCheck(id: string, action: RollupAction): boolean {
-    for (const rule of this.rulesFor(id, action)) {
-      const bag: Tri[] = [];
-      for (const c of this.children(id)) {
-        if (!this.a(c).tracked) continue;
-        if (!this.checkChildForRollup(c, action)) continue;
-        // RB.1.4.1 Evaluate Rollup Conditions Subprocess
-        bag.push(this.combine(rule.conditions.map((cond) => this.rollupCondition(c, cond)), rule.combination));
-      }
-      // "all" and "none" hold for an empty bag (no False and no Unknown in it), as the book words them.
-      const trues = bag.filter((v) => v === true).length;
-      let fire = false;
-      switch (rule.childActivitySet) {
-        case 'all':
-          fire = trues === bag.length;
-          break;
-        case 'any':
-          fire = trues > 0;
-          break;
-        case 'none':
-          fire = bag.every((v) => v === false);
-          break;
-        case 'atLeastCount':
-          fire = trues >= rule.minimumCount;
-          break;
-        case 'atLeastPercent':
-          fire = bag.length > 0 && trues / bag.length >= rule.minimumPercent - 1e-9;
-          break;
-      }
-      if (fire) return true;
-    }
-    return false;
-  }
-
-  private rollupCondition(id: string, c: { condition: string; not: boolean }): Tri {
-    return this.condition(id, { condition: c.condition, not: c.not, measureThreshold: 0 });
-  }
-
-  /** RB.1.4.2 Check Child for Rollup Subprocess (requiredFor* of adlseq:rollupConsiderations). */
-  private checkChildForRollup(id: string, action: RollupAction): boolean {
-    const a = this.a(id);
-    const s = this.s(id);
-    const satisfaction = action === 'satisfied' || action === 'notSatisfied';
-    if (satisfaction ? !a.rollupObjectiveSatisfied : !a.rollupProgressCompletion) return false;
-    const req =
-      action === 'satisfied' ? a.requiredForSatisfied : action === 'notSatisfied' ? a.requiredForNotSatisfied : action === 'completed' ? a.requiredForCompleted : a.requiredForIncomplete;
-    if (req === 'ifNotSuspended') return s.activityProgressStatus && !(s.attemptCount > 0 && s.isSuspended);
-    if (req === 'ifAttempted') return s.activityProgressStatus && s.attemptCount > 0;
-    if (req === 'ifNotSkipped') return !this.preRule(id, ['skip']);
-    return true;
+    new RollupProcess(this).overallRollup(id);
   }
 }

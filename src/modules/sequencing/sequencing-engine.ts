@@ -5,9 +5,10 @@
  * set before it terminates, `validRequests()` for the navigation UI and `adl.nav.request_valid`, and stores
  * `serialize()` with the registration. OP.1 (Overall Sequencing Process) is `navigate()`.
  */
-import { ActivityTree, initialTrackingState, objectiveKey, type ObjectiveState, type TrackingState } from './activity-tree';
+import { ActivityTree, initialTrackingState, type ObjectiveState, type TrackingState } from './activity-tree';
 import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition } from './sequencing-definition';
-import { SequencingException, SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
+import { SequencingException } from './sequencing-exception';
+import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
 
 export { SequencingException, type NavigationRequest, type NavigationRequestType };
 
@@ -123,7 +124,7 @@ export class SequencingEngine {
     const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
     const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
     const fresh = initialTrackingState(def, 1);
-    // Activities added to the course since the state was saved start untracked; removed ones are dropped.
+    // Activities the stored state does not know (a changed course) start fresh; ones no longer in the course are dropped.
     const activities = Object.fromEntries(def.order.map((id) => [id, parsed.state.activities[id] ?? fresh.activities[id]]));
     return new SequencingEngine(def, { ...parsed.state, activities });
   }
@@ -143,16 +144,23 @@ export class SequencingEngine {
   navigate(request: NavigationRequest | string): NavigationResult {
     const req = typeof request === 'string' ? parseNavigationRequest(request) : request;
     if (!req) return { error: { code: 'NB.2.1-13', message: `"${typeof request === 'string' ? request : request.type}" is not a navigation request` } };
+    if (req.type === 'choice' || req.type === 'jump') {
+      // A choice the learner cannot make must not end the current attempt first: try it on a copy of the state.
+      const trial = new SequencingEngine(this.definition, clone(this.tree.state)).run(req);
+      if (trial.error) return trial;
+    }
+    return this.run(req);
+  }
+
+  private run(req: NavigationRequest): NavigationResult {
     const p = new SequencingProcesses(this.tree);
     try {
       const nav = p.navigationRequest(req); // NB.2.1
       let seq = nav.sequencing;
       if (nav.termination) {
         const replaced = p.terminationRequest(nav.termination); // TB.2.3
-        // A sequencing request from the post-condition rules replaces the pending one; exit/suspend/abandon all
-        // always end with exit.
+        // A sequencing request from the termination (post condition rules, exit at the root) replaces the pending one.
         if (replaced) seq = replaced;
-        else if (nav.termination === 'abandon') seq = 'exit';
       }
       if (!seq) return {};
       const outcome = p.sequencingRequest(seq, nav.target); // SB.2.12
@@ -170,11 +178,16 @@ export class SequencingEngine {
     }
   }
 
-  /** End of the sequencing session: the current activity is cleared (the suspended activity stays for resume all). */
+  /**
+   * End of the sequencing session: attempts still open end (so the next session's start begins a new attempt on
+   * the course), the current activity is cleared; a suspended activity stays for resume all.
+   */
   private endSession(): void {
     const t = this.tree;
-    if (t.state.currentActivity !== undefined && t.s(t.state.currentActivity).isActive) {
-      new SequencingProcesses(t).endAttempt(t.state.currentActivity);
+    const cur = t.state.currentActivity;
+    if (cur !== undefined) {
+      const p = new SequencingProcesses(t);
+      for (const x of t.pathToRoot(cur)) if (t.s(x).isActive) p.endAttempt(x);
     }
     t.state.currentActivity = undefined;
   }
@@ -202,7 +215,9 @@ export class SequencingEngine {
     if (r.completionStatus !== undefined) s.completionReported = true;
     if (r.successStatus !== undefined) s.successReported = true;
     let completion = r.completionStatus;
+    // Completed by measure (4th edition): only the progress measure decides, against the completion threshold.
     if (a.completedByMeasure && r.progressMeasure !== undefined) completion = r.progressMeasure >= a.minProgressMeasure ? 'completed' : 'incomplete';
+    else if (a.completedByMeasure && completion !== undefined) completion = 'unknown';
     if (completion === 'completed') t.setCompletion(activityId, true, true);
     else if (completion === 'incomplete' || completion === 'not attempted') t.setCompletion(activityId, true, false);
     else if (completion === 'unknown') t.setCompletion(activityId, false, false);
@@ -225,6 +240,9 @@ export class SequencingEngine {
       const def = a.objectives.find((d) => d.id === o.id);
       if (!def || (def.primary && def.id === primary.id && r.successStatus !== undefined)) continue;
       const patch: Partial<ObjectiveState> = {};
+      // cmi.objectives.n for the primary objective reports the activity's own status as much as cmi.success_status.
+      if (def === primary && o.successStatus !== undefined) s.successReported = true;
+      if (def === primary && o.completionStatus !== undefined) s.completionReported = true;
       if (o.scoreScaled !== undefined) Object.assign(patch, { measureStatus: true, normalizedMeasure: o.scoreScaled });
       let os = o.successStatus;
       if (def.satisfiedByMeasure && o.scoreScaled !== undefined) os = o.scoreScaled >= def.minNormalizedMeasure ? 'passed' : 'failed';
@@ -284,9 +302,9 @@ export class SequencingEngine {
   }
 
   /**
-   * Which navigation requests are valid now. Start, resume all, the termination requests, continue and previous
-   * follow the Navigation Request Process (NB.2.1); a choice target is valid when the whole request (navigation,
-   * choice sequencing and delivery checks) would deliver an activity, evaluated on a copy of the state.
+   * Which navigation requests are valid now. Start, resume all, the termination requests and continue follow the
+   * Navigation Request Process (NB.2.1); previous and each choice target are valid when the whole request (OP.1:
+   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state.
    */
   validRequests(): ValidRequests {
     const t = this.tree;
@@ -299,37 +317,17 @@ export class SequencingEngine {
         throw e;
       }
     };
-    const simulate = (req: NavigationRequest): boolean => {
-      const copy = new ActivityTree(this.definition, clone(t.state));
-      const p = new SequencingProcesses(copy);
-      try {
-        const nav = p.navigationRequest(req);
-        const cur = copy.state.currentActivity;
-        // Evaluate as if the current activity had been exited without its attempt ending (no termination side effects).
-        if (nav.termination && cur !== undefined) {
-          for (const x of copy.pathToRoot(cur)) {
-            if (x === copy.commonAncestor(cur, req.target ?? copy.root)) break;
-            copy.s(x).isActive = false;
-          }
-        }
-        const out = p.sequencingRequest(nav.sequencing ?? 'exit', req.target);
-        if (!out.deliver) return false;
-        p.deliveryRequest(out.deliver);
-        return true;
-      } catch (e) {
-        if (e instanceof SequencingException) return false;
-        throw e;
-      }
-    };
+    // What would happen, on a copy of the state (termination included, as navigate() would do it).
+    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, clone(t.state)).run(req).deliver !== undefined;
     const cur = t.state.currentActivity;
-    const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && simulate({ type: 'choice', target: id }));
-    if (cur === undefined && simulate({ type: 'choice', target: t.root })) choice.unshift(t.root);
+    const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
+    if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
     return {
       start: navOk({ type: 'start' }),
       resumeAll: navOk({ type: 'resumeAll' }),
       continue: navOk({ type: 'continue' }),
-      previous: navOk({ type: 'previous' }),
+      previous: navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
       exit: navOk({ type: 'exit' }),
       exitAll: navOk({ type: 'exitAll' }),
       suspendAll: navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
@@ -340,8 +338,17 @@ export class SequencingEngine {
     };
   }
 
-  /** Objective key helper for callers that map cmi.objectives to the tracking model. */
-  static objectiveKey = objectiveKey;
+  /**
+   * The value of `adl.nav.request_valid.<request>` for the SCO: `continue`, `previous`, `choice.{target=ID}`,
+   * `jump.{target=ID}` → "true" / "false" (an unknown target is "false"; anything else "unknown").
+   */
+  navRequestValid(request: string): 'true' | 'false' | 'unknown' {
+    const valid = this.validRequests();
+    if (request === 'continue' || request === 'previous') return valid[request] ? 'true' : 'false';
+    const m = /^(choice|jump)\.\{target=([^}]*)\}$/.exec(request);
+    if (!m) return 'unknown';
+    return valid[m[1] as 'choice' | 'jump'].includes(m[2]) ? 'true' : 'false';
+  }
 }
 
 function clone<T>(x: T): T {

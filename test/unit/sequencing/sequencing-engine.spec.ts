@@ -22,8 +22,9 @@ describe('control modes', () => {
   it('flow: start, continue and previous walk the tree in order; continue past the end ends the session', async () => {
     const e = await engineFromOrg(cluster('m1', leaf('a') + leaf('b'), flow) + leaf('c') + flow);
     expect(step(e, 'start')).toBe('a');
-    expect(e.validRequests()).toMatchObject({ continue: true, previous: true, start: false });
+    expect(e.validRequests()).toMatchObject({ continue: true, previous: false, start: false }); // nothing before a
     expect(step(e, 'continue', passed)).toBe('b');
+    expect(e.validRequests()).toMatchObject({ continue: true, previous: true });
     expect(step(e, 'previous')).toBe('a');
     expect(step(e, 'continue')).toBe('b');
     expect(step(e, 'continue', passed)).toBe('c');
@@ -40,6 +41,20 @@ describe('control modes', () => {
     expect(step(e, 'continue')).toBe('ERR NB.2.1-4');
     expect(step(e, '{target=a}choice', passed)).toBe('a');
     expect(e.status('b').completion).toBe('completed');
+  });
+
+  it('adl.nav.request_valid answers for continue, previous, choice and jump', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b', sequencing(rules(preRule(cond('always'), 'hiddenFromChoice')))) + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(['continue', 'previous', 'choice.{target=a}', 'choice.{target=b}', 'jump.{target=b}', 'choice.{target=zz}', 'suspendAll'].map((r) => e.navRequestValid(r))).toEqual([
+      'true',
+      'false',
+      'true',
+      'false',
+      'true',
+      'false',
+      'unknown',
+    ]);
   });
 
   it('forwardOnly: previous is not valid and is refused', async () => {
@@ -238,6 +253,20 @@ describe('rollup', () => {
     expect(e.status('ORG').completion).toBe('completed');
   });
 
+  it.each([
+    ['true', 'unknown'],
+    ['false', 'failed'],
+  ])('useCurrentAttemptObjectiveInfo="%s": a new attempt on a module rolls up only what was learned in it (%s)', async (flag, expected) => {
+    const e = await engineFromOrg(cluster('m1', leaf('a') + leaf('b'), sequencing(`<imsss:controlMode flow="true" useCurrentAttemptObjectiveInfo="${flag}"/>`)) + leaf('c') + flow);
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', failed)).toBe('b');
+    expect(step(e, 'continue', passed)).toBe('c');
+    expect(e.status('m1').success).toBe('failed');
+    expect(step(e, 'previous')).toBe('b'); // m1 begins its second attempt
+    e.reportRuntime('b', passed);
+    expect(e.status('m1')).toMatchObject({ attempts: 2, success: expected });
+  });
+
   it('requiredForSatisfied="ifAttempted": an unattempted child does not hold the parent back', async () => {
     const e = await engineFromOrg(leaf('a') + leaf('b', sequencing('<adlseq:rollupConsiderations requiredForSatisfied="ifAttempted"/>')));
     expect(step(e, '{target=a}choice')).toBe('a');
@@ -286,6 +315,34 @@ describe('randomization and selection', () => {
     expect(seen.size).toBeGreaterThan(3);
   });
 
+  it('randomizationTiming="onEachNewAttempt" reorders the children for every new attempt, reproducibly', async () => {
+    const quiz = (seed: number) =>
+      engineFromOrg(
+        cluster(
+          'pool',
+          ['q1', 'q2', 'q3', 'q4', 'q5', 'q6'].map((q) => leaf(q)).join(''),
+          sequencing('<imsss:controlMode flow="true"/><imsss:randomizationControls reorderChildren="true" randomizationTiming="onEachNewAttempt"/>'),
+        ) + leaf('end') + flow,
+        seed,
+      );
+    const run = async (seed: number): Promise<string[][]> => {
+      const e = await quiz(seed);
+      const orders: string[][] = [];
+      step(e, 'start');
+      orders.push(e.availableChildren('pool'));
+      for (let i = 0; i < 6; i++) step(e, 'continue', passed); // through the pool to "end"
+      expect(e.currentActivity).toBe('end');
+      step(e, 'previous'); // back into the pool: its second attempt
+      orders.push(e.availableChildren('pool'));
+      expect(e.status('pool').attempts).toBe(2);
+      return orders;
+    };
+    const [a, b] = [await run(3), await run(3)];
+    expect(a).toEqual(b);
+    expect(a[1]).not.toEqual(a[0]);
+    expect([...a[1]].sort()).toEqual(['q1', 'q2', 'q3', 'q4', 'q5', 'q6']);
+  });
+
   it('the learner path follows the selected order; unselected questions cannot be chosen; restore keeps the order', async () => {
     const e = await engineFromOrg(course, 7);
     const order = e.availableChildren('pool');
@@ -315,6 +372,17 @@ describe('suspend all, resume all, jump, exit and abandon', () => {
     expect(step(r, 'resumeAll')).toBe('b');
     expect(r.status('b')).toMatchObject({ attempts: 1, completion: 'incomplete', suspended: false });
     expect(step(r, 'continue', passed)).toBe('c');
+  });
+
+  it('a SCO that exits with cmi.exit="suspend" resumes the same attempt when it is chosen again', async () => {
+    const e = await engineFromOrg(leaf('a') + leaf('b'));
+    expect(step(e, '{target=a}choice')).toBe('a');
+    expect(step(e, '{target=b}choice', { completionStatus: 'incomplete', exit: 'suspend' })).toBe('b');
+    expect(e.status('a')).toMatchObject({ attempts: 1, suspended: true, completion: 'incomplete' });
+    expect(step(e, '{target=a}choice', passed)).toBe('a');
+    expect(e.status('a')).toMatchObject({ attempts: 1, suspended: false });
+    expect(step(e, '{target=b}choice', passed)).toBe('b');
+    expect(e.status('b').attempts).toBe(2);
   });
 
   it('jump (4th edition) goes to any available activity, even where choice is off', async () => {
