@@ -11,12 +11,14 @@ import { LaunchHistoryEntity } from '../registrations/entities/launch-history.en
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
-import { RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { settingCourseRef } from '../registrations/registrations.service';
+import { SettingsService } from '../settings/settings.service';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
-import { activityStateOf, findActivity, FlatCmi, formatTracked, initialCmi, rollUp, ScormVersion, trackedSeconds } from './scorm-runtime';
+import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
 export const SESSION_TTL_SECONDS = 8 * 3600;
@@ -57,6 +59,9 @@ const passingOf = (launchable: LaunchableActivity): number | undefined => {
   return n !== undefined && Number.isFinite(n) ? n : undefined;
 };
 
+/** The rollup rules resolved at launch (sessions from before rollup settings: the defaults of their standard). */
+const rollupOf = (session: LiveSession): RollupRules => session.settings.rollup ?? { ...DEFAULT_ROLLUP_RULES, kind: session.settings.standard === '2004' ? 'simple' : 'units' };
+
 /** Launch links, player sessions, and the commits of the runtime data the SCO reports. */
 @Injectable()
 export class PlayerService {
@@ -68,6 +73,7 @@ export class PlayerService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: KeyRing,
     private readonly postbacks: RegistrationPostbacks,
+    private readonly settingValues: SettingsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -123,6 +129,9 @@ export class PlayerService {
     const launchable = this.pickActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
     if (!launchable) throw new PlayerError(409, 'This course has nothing to launch', 'The course has no launchable activity.');
 
+    // The effective settings the session's commits need, read once here (one query), not on every commit.
+    const values = await this.settingValues.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS]);
+    const rollup = rollupRulesOf(scormVersion, values);
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
     let launchHistoryId: string | null = null;
@@ -130,7 +139,7 @@ export class PlayerService {
       launchHistoryId = randomUUID();
       const resuming = node?.runtime?.exit === 'suspend';
       if (node && !resuming) node.attempts += 1;
-      if (node) rollUp(inst.activityDetails);
+      if (node) rollUp(inst.activityDetails, rollup);
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,
@@ -165,6 +174,8 @@ export class PlayerService {
       launchBaseSeconds: trackedSeconds(inst.activityDetails.timeTracked),
       standard: scormVersion,
       ...(passing !== undefined ? { passing } : {}),
+      rollup,
+      postbacks: this.postbacks.hasTarget(reg, values),
     };
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
     await this.sessions.update({ id: claims.id }, { launchHistoryId, expiresAt, settings });
@@ -253,7 +264,7 @@ export class PlayerService {
       if (session.settings.tracking && tree && node) {
         const now = new Date();
         if (node.runtime?.exit !== 'suspend') node.attempts += 1;
-        rollUp(tree);
+        rollUp(tree, rollupOf(session));
         const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, lastAccessAt: now, updatedAt: now });
         if (!res.affected) continue;
       }
@@ -312,7 +323,7 @@ export class PlayerService {
       node.suspended = state.suspended;
       node.completionAmount = { scaled: state.completion === 'COMPLETED' ? 1 : Number(state.runtime.progressMeasure ?? 0) || 0 };
       if (node.attempts === 0) node.attempts = 1;
-      rollUp(tree);
+      rollUp(tree, rollupOf(session), s.activityId);
       const now = new Date();
       const completion = tree.activityCompletion;
       const applied = await this.dataSource.transaction(async (m) => {
@@ -344,7 +355,8 @@ export class PlayerService {
         return true;
       });
       // After the transaction: the postback job reads the committed state.
-      if (applied) await this.postbacks.schedule(session.appId, session.registrationId, session.instance);
+      // Sessions launched before the launch resolved it (postbacks undefined) let schedule() find out.
+      if (applied && s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
       if (applied) return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');

@@ -52,6 +52,16 @@ export function httpUrlProblem(value: string, field: string): string | null {
   return null;
 }
 
+/** The course chain of a registration's settings target, from the course version it runs. */
+export function settingCourseRef(version: CourseVersionEntity): SettingCourseRef {
+  return {
+    courseId: version.courseId,
+    version: version.version,
+    learningStandard: version.learningStandard,
+    singleSco: (version.package?.launchables.length ?? 0) <= 1,
+  };
+}
+
 /**
  * Registrations and their instances: creation, progress reads, instances, resets, deletion, and the hooks by
  * which courses and applications take registrations along when they go. The player writes progress later.
@@ -144,7 +154,7 @@ export class RegistrationsService {
     }
     if (body.initialSettings?.settings?.length) {
       try {
-        await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: this.courseRef(version) }, body.initialSettings.settings);
+        await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: settingCourseRef(version) }, body.initialSettings.settings);
       } catch (err) {
         // All or nothing: a registration whose initial settings were refused is not created.
         await this.removeRegistrations(appId, [reg.id]);
@@ -297,7 +307,7 @@ export class RegistrationsService {
     const reg = await this.requireRegistration(appId, registrationId);
     const inst = await this.requireInstance(appId, reg, instance);
     const { version } = await this.courses.resolveVersion(appId, reg.courseId, inst.courseVersion);
-    const course = this.courseRef(version);
+    const course = settingCourseRef(version);
     return instance === undefined ? { level: 'registration', registrationId, course } : { level: 'registrationInstance', registrationId, instance, course };
   }
 
@@ -467,15 +477,6 @@ export class RegistrationsService {
       checkActivityTree(details, field('activityDetails'));
       if (inst.activityDetails) inst.activityDetails = overlayActivityTree(inst.activityDetails, details);
     }
-  }
-
-  private courseRef(version: CourseVersionEntity): SettingCourseRef {
-    return {
-      courseId: version.courseId,
-      version: version.version,
-      learningStandard: version.learningStandard,
-      singleSco: (version.package?.launchables.length ?? 0) <= 1,
-    };
   }
 
   private duplicate(id: string): InvalidInputError {
