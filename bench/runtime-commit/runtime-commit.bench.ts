@@ -9,7 +9,7 @@
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:runtime-commit
  *
  * Settings (environment): BENCH_LEARNERS (64 concurrent sessions), BENCH_DURATION (10 s measured), BENCH_WARMUP
- * (3 s), BENCH_SUSPEND_BYTES (4096), BENCH_INTERACTIONS (10), BENCH_CPU_PROFILE (1: write a CPU profile of the
+ * (3 s), BENCH_SUSPEND_BYTES (4096), BENCH_INTERACTIONS (10), BENCH_CPU_PROF (1: write a CPU profile of the
  * service during the measured run), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_JSON, BENCH_ASSERT, BENCH_KEEP.
  */
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
   const interactions = Math.max(0, Math.floor(envNumber('BENCH_INTERACTIONS', 10)));
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
   const poolSize = Math.floor(envNumber('BENCH_ENV_DATABASE_POOL_SIZE', 10));
-  const profile = process.env.BENCH_CPU_PROFILE === '1';
+  const profile = process.env.BENCH_CPU_PROF === '1';
 
   await ensureBuilt();
   const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-runtime-commit-'));
