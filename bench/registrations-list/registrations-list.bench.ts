@@ -53,9 +53,13 @@ function dialect(kind: BenchDb['kind']) {
   if (kind === 'mysql') {
     const digits = '(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)';
     return {
-      numbers: (from: number, to: number) =>
-        `(SELECT ${from} + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d + 100000 * g.d AS n FROM ${digits} a, ${digits} b, ${digits} c, ${digits} e, ${digits} f, ${digits} g` +
-        ` WHERE ${from} + a.d + 10 * b.d + 100 * c.d + 1000 * e.d + 10000 * f.d + 100000 * g.d <= ${to}) seq`,
+      numbers: (from: number, to: number) => {
+        // from + every number of as many decimal digits as the chunk needs (a cross join of digit tables).
+        const width = Math.max(1, Math.ceil(Math.log10(to - from + 1)));
+        const names = Array.from({ length: width }, (_, i) => `d${i}`);
+        const sum = names.map((t, i) => `${10 ** i} * ${t}.d`).join(' + ');
+        return `(SELECT ${from} + ${sum} AS n FROM ${names.map((t) => `${digits} ${t}`).join(', ')} WHERE ${from} + ${sum} <= ${to}) seq`;
+      },
       concat: (...parts: string[]) => `CONCAT(${parts.join(', ')})`,
       pad: (expr: string, width: number) => `LPAD(${expr}, ${width}, '0')`,
       timeOf: (n: string, plusMs: number) => `TIMESTAMPADD(MICROSECOND, (${n} * ${STEP_MS} + ${plusMs}) * 1000, '${base}')`,
