@@ -305,8 +305,10 @@ async function main(): Promise<void> {
     String(r.errors),
     Number.isFinite(r.serverCpuPct) ? `${r.serverCpuPct.toFixed(0)} %` : '—',
     `${r.loadCpuPct.toFixed(0)} %`,
+    // CPU a commit costs: the service's (LCDS), the bench process's (plain mysql2, the client side only).
+    fmtMs(((Number.isFinite(r.serverCpuPct) ? r.serverCpuPct : r.loadCpuPct) / 100) * r.seconds * 1000 / Math.max(1, r.ops)),
   ]);
-  process.stdout.write(formatTable(['run', 'commits', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'load CPU'], rows) + '\n\n');
+  process.stdout.write(formatTable(['run', 'commits', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'load CPU', 'CPU ms/op'], rows) + '\n\n');
   const goals = [
     [`≥ ${fmtNumber(GOAL_RATE)} commits/s`, fmtNumber(lcds.rate), verdict(lcds.rate >= GOAL_RATE)],
     [`p99 < ${GOAL_P99_MS} ms`, fmtMs(lcds.latency.p99), verdict(lcds.latency.p99 < GOAL_P99_MS)],

@@ -47,7 +47,7 @@ describe('player: rollup across SCOs under the rollup settings (commits over HTT
   });
 
   const progress = async (registrationId: string) => {
-    const r = await call(`${s.api}/registrations/${registrationId}?includeChildResults=true&includeRuntime=true`, { auth: app });
+    const r = await call(`${s.api}/registrations/${registrationId}?includeChildResults=true&includeRuntime=true&includeInteractionsAndObjectives=true`, { auth: app });
     expect(r.status).toBe(200);
     return r.body;
   };
@@ -191,11 +191,23 @@ describe('player: rollup across SCOs under the rollup settings (commits over HTT
 
   it('SCORM 2004 keeps the simple rollup (the 1.2 modes do not apply); progress measures make the completion amount', async () => {
     const l = await learner('rollup04', { PlayerStatusRollupModeValue: 'COMPLETE_WHEN_THRESHOLD_SCORE_IS_MET', PlayerScoreRollupModeValue: 'LAST_SCO_SCORE' });
-    await l.commit('sco-1', { 'cmi.completion_status': 'incomplete', 'cmi.progress_measure': '0.5', 'cmi.score.scaled': '0.9', 'cmi.session_time': 'PT5S' });
+    await l.commit('sco-1', {
+      'cmi.completion_status': 'incomplete',
+      'cmi.progress_measure': '0.5',
+      'cmi.score.scaled': '0.9',
+      'cmi.session_time': 'PT5S',
+      'cmi.interactions.1.id': 'q2',
+      'cmi.interactions.0.id': 'q1',
+      'cmi.interactions.0.correct_responses.0.pattern': 'a',
+      'cmi.interactions.0.result': 'correct',
+      'cmi.objectives.0.id': 'obj-1',
+      'cmi.objectives.0.success_status': 'passed',
+    });
     await l.commit('sco-2', { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.session_time': 'PT5S' });
     let p = await l.progress();
     expect(summary(p)).toEqual({ registrationCompletion: 'INCOMPLETE', registrationSuccess: 'UNKNOWN', score: 0.9, registrationCompletionAmount: 0.5 });
     expect(p.activityDetails.children[0].completionAmount).toEqual({ scaled: 0.5 });
+    expect(p.activityDetails.children[0].runtime.runtimeInteractions).toEqual([{ id: 'q1', 'correct_responses.0.pattern': 'a', result: 'correct' }, { id: 'q2' }]);
     await l.commit('sco-1', { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.score.scaled': '0.7' });
     await l.commit('sco-3', { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.score.scaled': '0.5' });
     p = await l.progress();
