@@ -9,6 +9,8 @@ import type { Stack } from '../lib/lcds';
 
 /** The part of better-sqlite3 used here (the package ships no types and @types/better-sqlite3 is not installed). */
 interface SqliteStatement {
+  /** True when the statement returns rows (SELECT, … RETURNING); all() refuses the others. */
+  reader: boolean;
   run(...params: unknown[]): unknown;
   all(...params: unknown[]): any[];
 }
@@ -25,7 +27,7 @@ export interface BenchDb {
   kind: 'sqlite' | 'mysql';
   /** How explain() gets its plan, for the report. */
   planLabel: string;
-  /** Rows as objects. */
+  /** Rows as objects (a statement without rows, e.g. INSERT … SELECT: its result, in a list of one). */
   query(sql: string, params?: unknown[]): Promise<any[]>;
   /**
    * The query plan, one line per step: EXPLAIN QUERY PLAN on SQLite; on MariaDB `ANALYZE <query>` (EXPLAIN plus
@@ -57,7 +59,10 @@ function openSqlite(file: string): BenchDb {
     kind: 'sqlite',
     planLabel: 'EXPLAIN QUERY PLAN',
     // better-sqlite3 is synchronous; the interface is async for mysql2.
-    query: (sql, params = []) => Promise.resolve(db.prepare(sql).all(...params)),
+    query: (sql, params = []) => {
+      const statement = db.prepare(sql);
+      return Promise.resolve(statement.reader ? statement.all(...params) : [statement.run(...params)]);
+    },
     explain: (sql, params = []) =>
       Promise.resolve(
         db

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
+import type { RollupRules } from './scorm-runtime';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -25,6 +26,10 @@ export interface PlayerSessionSettings {
   standard?: '1.2' | '2004';
   /** Set at launch: the activity's scaled passing score (SCORM 1.2 mastery score / 100). */
   passing?: number;
+  /** Set at launch: the rollup rules of the registration instance's effective settings (sessions without: the defaults). */
+  rollup?: RollupRules;
+  /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
+  postbacks?: boolean;
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */

@@ -11,15 +11,17 @@ import type { LaunchableActivity } from '../courses/packages/package-types';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
+import { jsonColumn } from '../registrations/entities/json-column';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
-import { RegistrationPostbacks } from '../registrations/registration-postbacks';
-import { RegistrationsService } from '../registrations/registrations.service';
+import type { ActivityResult } from '../registrations/registration-types';
+import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { RegistrationsService, settingCourseRef } from '../registrations/registrations.service';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
-import { activityStateOf, findActivity, FlatCmi, formatTracked, initialCmi, rollUp, ScormVersion, trackedSeconds } from './scorm-runtime';
+import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
 export const SESSION_TTL_SECONDS = 8 * 3600;
@@ -71,6 +73,26 @@ const mediaOf = (version: CourseVersionEntity): { kind: MediaKind; file: string 
   return media?.kind && media.file ? { kind: media.kind, file: media.file } : null;
 };
 
+/** What one applied commit writes (storeCommit). */
+interface StoredCommit {
+  activityDetails: ActivityResult;
+  completion: string;
+  success: string;
+  completionAmount: number;
+  scoreScaled: number | null;
+  totalSeconds: number;
+  suspendedActivityId: string | null;
+  commitSeq: number;
+  launchHistoryId: string | null;
+  /** Seconds tracked in this launch (the launch history's totalSecondsTracked). */
+  launchSeconds: number;
+  /** The player's last commit (unload): the launch ends now. */
+  final: boolean;
+}
+
+/** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
+const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
+
 type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { standard: ScormVersion } };
 
 const standardVersion = (standard: string): ScormVersion | null => (standard === 'SCORM12' ? '1.2' : standard.startsWith('SCORM2004') ? '2004' : null);
@@ -80,6 +102,25 @@ const passingOf = (launchable: LaunchableActivity): number | undefined => {
   const n = launchable.data.scaledPassingScore !== undefined ? Number(launchable.data.scaledPassingScore) : undefined;
   return n !== undefined && Number.isFinite(n) ? n : undefined;
 };
+
+/** The session id of a session token; 400 when the token is not ours, 410 when it expired. */
+function sessionIdOf(keys: KeyRing, token: string): string {
+  const claims = decodeToken<SessionClaims>(keys, token, 'session');
+  if (claims === 'malformed') throw new PlayerError(400, 'This page is not valid', 'The address of the player is damaged. Launch the course again.');
+  if (claims === 'expired') throw new PlayerError(410, 'This session has ended', 'The player session has expired. Launch the course again.');
+  return claims.id;
+}
+
+/** The session row if it is live (launched, not expired); 410 otherwise. */
+function liveSession(row: PlayerSessionEntity | null): LiveSession {
+  if (!row || !row.usedAt || !row.settings?.activityId || row.expiresAt.getTime() <= Date.now()) {
+    throw new PlayerError(410, 'This session has ended', 'The player session is over. Launch the course again.');
+  }
+  return row as LiveSession;
+}
+
+/** The rollup rules resolved at launch (sessions from before rollup settings: the defaults of their standard). */
+const rollupOf = (session: LiveSession): RollupRules => session.settings.rollup ?? { ...DEFAULT_ROLLUP_RULES, kind: session.settings.standard === '2004' ? 'simple' : 'units' };
 
 /** Launch links, player sessions, and the commits of the runtime data the SCO reports. */
 @Injectable()
@@ -154,6 +195,9 @@ export class PlayerService {
     const scormVersion = this.runtimeOf(version);
     const launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
+    // The effective settings the session's commits need, read once here (one query), not on every commit.
+    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS]);
+    const rollup = rollupRulesOf(scormVersion, values);
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
     let launchHistoryId: string | null = null;
@@ -161,7 +205,7 @@ export class PlayerService {
       launchHistoryId = randomUUID();
       const resuming = node?.runtime?.exit === 'suspend';
       if (node && !resuming) node.attempts += 1;
-      if (node) rollUp(inst.activityDetails);
+      if (node) rollUp(inst.activityDetails, rollup);
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,
@@ -197,6 +241,8 @@ export class PlayerService {
       launchBaseSeconds: trackedSeconds(inst.activityDetails.timeTracked),
       standard: scormVersion,
       ...(passing !== undefined ? { passing } : {}),
+      rollup,
+      postbacks: this.postbacks.hasTarget(reg, values),
     };
     return this.openSession(claims.id, settings, launchHistoryId, now);
   }
@@ -240,14 +286,7 @@ export class PlayerService {
 
   /** The live session of a session token; 410 when it ended, 400 when the token is not ours. */
   async requireSession(token: string): Promise<LiveSession> {
-    const claims = decodeToken<SessionClaims>(this.keys, token, 'session');
-    if (claims === 'malformed') throw new PlayerError(400, 'This page is not valid', 'The address of the player is damaged. Launch the course again.');
-    if (claims === 'expired') throw new PlayerError(410, 'This session has ended', 'The player session has expired. Launch the course again.');
-    const row = await this.sessions.findOneBy({ id: claims.id });
-    if (!row || !row.usedAt || !row.settings?.activityId || row.expiresAt.getTime() <= Date.now()) {
-      throw new PlayerError(410, 'This session has ended', 'The player session is over. Launch the course again.');
-    }
-    return row as LiveSession;
+    return liveSession(await this.sessions.findOneBy({ id: sessionIdOf(this.keys, token) }));
   }
 
   /** The registration, instance and course version a session runs (a preview: the course version alone). */
@@ -342,7 +381,7 @@ export class PlayerService {
       if (session.settings.tracking && inst && tree && node) {
         const now = new Date();
         if (node.runtime?.exit !== 'suspend') node.attempts += 1;
-        rollUp(tree);
+        rollUp(tree, rollupOf(session));
         const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, lastAccessAt: now, updatedAt: now });
         if (!res.affected) continue;
       }
@@ -381,7 +420,7 @@ export class PlayerService {
    * not above the stored commit_seq (a retry, or an older one arriving late) is acknowledged and ignored.
    */
   async commit(token: string, body: CommitBody): Promise<{ applied: boolean; activityCompletion?: string; activitySuccess?: string }> {
-    const session = await this.requireSession(token);
+    let { session, inst } = await this.commitContext(token);
     const s = session.settings;
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
     if (body.activityId !== s.activityId) throw new PlayerError(400, 'Bad commit', 'activityId is not the activity of this session');
@@ -390,7 +429,7 @@ export class PlayerService {
     const seq = (s.seqBase ?? 0) + body.seq;
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
     for (let attempt = 0; attempt < 5; attempt++) {
-      const inst = await this.instances.findOneBy(where);
+      if (attempt > 0) ({ session, inst } = await this.commitContext(token));
       if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
       if (seq <= inst.commitSeq) return { applied: false };
       const tree = inst.activityDetails;
@@ -407,41 +446,127 @@ export class PlayerService {
       node.suspended = state.suspended;
       node.completionAmount = { scaled: state.completion === 'COMPLETED' ? 1 : Number(state.runtime.progressMeasure ?? 0) || 0 };
       if (node.attempts === 0) node.attempts = 1;
-      rollUp(tree);
-      const now = new Date();
+      rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
-      const applied = await this.dataSource.transaction(async (m) => {
-        const res = await m.update(RegistrationInstanceEntity, { ...where, commitSeq: inst.commitSeq }, {
-          activityDetails: tree,
-          completion,
-          success: tree.activitySuccess,
-          completionAmount: completion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
-          scoreScaled: tree.score?.scaled ?? null,
-          totalSeconds: trackedSeconds(tree.timeTracked),
-          firstAccessAt: inst.firstAccessAt ?? now,
-          lastAccessAt: now,
-          completedAt: completion === 'COMPLETED' ? (inst.completedAt ?? now) : inst.completedAt,
-          suspendedActivityId: state.suspended ? s.activityId! : null,
-          commitSeq: seq,
-          updatedAt: now,
-        });
-        if (!res.affected) return false;
-        if (session.launchHistoryId) {
-          await m.update(LaunchHistoryEntity, { appId: session.appId, id: session.launchHistoryId }, {
-            lastRuntimeUpdate: now,
-            completion,
-            success: tree.activitySuccess,
-            scoreScaled: tree.score?.scaled ?? null,
-            totalSeconds: s.launchBaseSeconds !== undefined ? Math.max(0, trackedSeconds(tree.timeTracked) - s.launchBaseSeconds) : sessionSeconds,
-            ...(body.final ? { exitTime: now } : {}),
-          });
-        }
-        return true;
+      const applied = await this.storeCommit(where, inst.commitSeq, {
+        activityDetails: tree,
+        completion,
+        success: tree.activitySuccess,
+        completionAmount: completion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
+        scoreScaled: tree.score?.scaled ?? null,
+        totalSeconds: trackedSeconds(tree.timeTracked),
+        suspendedActivityId: state.suspended ? s.activityId : null,
+        commitSeq: seq,
+        launchHistoryId: session.launchHistoryId,
+        launchSeconds: s.launchBaseSeconds !== undefined ? Math.max(0, trackedSeconds(tree.timeTracked) - s.launchBaseSeconds) : sessionSeconds,
+        final: body.final === true,
       });
-      // After the transaction: the postback job reads the committed state.
-      if (applied) await this.postbacks.schedule(session.appId, session.registrationId, session.instance);
-      if (applied) return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess };
+      if (!applied) continue;
+      // After the transaction: the postback job reads the committed state. Sessions launched before the launch
+      // resolved the postback target (postbacks undefined) let schedule() find out.
+      if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
+      return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
+  }
+
+  /**
+   * The live session of a commit and the instance it writes (activity tree and commit_seq), in one query; the
+   * instance is null when it is gone.
+   */
+  private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq'> | null }> {
+    const id = sessionIdOf(this.keys, token);
+    const { entities, raw } = await this.sessions
+      .createQueryBuilder('s')
+      .leftJoin(RegistrationInstanceEntity, 'i', 'i.appId = s.appId AND i.registrationId = s.registrationId AND i.instance = s.instance')
+      .addSelect('i.activityDetails', 'i_tree')
+      .addSelect('i.commitSeq', 'i_seq')
+      .where('s.id = :id', { id })
+      .getRawAndEntities<{ i_tree: string | null; i_seq: number | string | null }>();
+    const session = liveSession(entities[0] ?? null);
+    const row = raw[0];
+    const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq) } : null;
+    return { session, inst };
+  }
+
+  /**
+   * Stores one commit atomically if the instance is still at `expectedSeq`: the instance's summary and tree, and
+   * the launch history row of the session. MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
+   * SQLite: both UPDATEs in one transaction (in-process, no round trips to save). False when another commit won.
+   */
+  private async storeCommit(where: { appId: string; registrationId: string; instance: number }, expectedSeq: number, c: StoredCommit): Promise<boolean> {
+    const now = new Date();
+    if (this.dataSource.options.type === 'mysql') {
+      const res = await this.dataSource.query<{ affectedRows?: number }>(
+        `UPDATE registration_instance i LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
+         SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
+           i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
+           i.completed_at = CASE WHEN ? THEN COALESCE(i.completed_at, ?) ELSE i.completed_at END,
+           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?,
+           h.last_runtime_update = ?, h.completion = ?, h.success = ?, h.score_scaled = ?, h.total_seconds = ?, h.exit_time = COALESCE(?, h.exit_time)
+         WHERE i.app_id = ? AND i.registration_id = ? AND i.instance = ? AND i.commit_seq = ?`,
+        [
+          c.launchHistoryId,
+          jsonColumn.to(c.activityDetails),
+          c.completion,
+          c.success,
+          c.completionAmount,
+          c.scoreScaled,
+          c.totalSeconds,
+          now,
+          now,
+          c.completion === 'COMPLETED',
+          now,
+          c.suspendedActivityId,
+          c.commitSeq,
+          now,
+          now,
+          c.completion,
+          c.success,
+          c.scoreScaled,
+          c.launchSeconds,
+          c.final ? now : null,
+          where.appId,
+          where.registrationId,
+          where.instance,
+          expectedSeq,
+        ],
+      );
+      return (res.affectedRows ?? 0) > 0;
+    }
+    return this.dataSource.transaction(async (m) => {
+      const res = await m
+        .createQueryBuilder()
+        .update(RegistrationInstanceEntity)
+        .set({
+          activityDetails: c.activityDetails,
+          completion: c.completion,
+          success: c.success,
+          completionAmount: c.completionAmount,
+          scoreScaled: c.scoreScaled,
+          totalSeconds: c.totalSeconds,
+          firstAccessAt: () => 'COALESCE(first_access_at, :now)',
+          lastAccessAt: now,
+          completedAt: c.completion === 'COMPLETED' ? () => 'COALESCE(completed_at, :now)' : () => 'completed_at',
+          suspendedActivityId: c.suspendedActivityId,
+          commitSeq: c.commitSeq,
+          updatedAt: now,
+        })
+        .where({ ...where, commitSeq: expectedSeq })
+        .setParameter('now', dbDatetime(now))
+        .execute();
+      if (!res.affected) return false;
+      if (c.launchHistoryId) {
+        await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {
+          lastRuntimeUpdate: now,
+          completion: c.completion,
+          success: c.success,
+          scoreScaled: c.scoreScaled,
+          totalSeconds: c.launchSeconds,
+          ...(c.final ? { exitTime: now } : {}),
+        });
+      }
+      return true;
+    });
   }
 }

@@ -72,14 +72,18 @@ export interface ActivityState {
 /** Indexed collections (`cmi.interactions.0.id` …) as an array of flat records. */
 function collection(cmi: FlatCmi, prefix: string): Array<Record<string, string | string[]>> {
   const rows: Array<Record<string, string | string[]>> = [];
-  const re = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d+)\\.(.+)$`);
-  for (const [key, value] of Object.entries(cmi)) {
-    const m = re.exec(key);
-    if (!m || value === undefined || value === null || value === '') continue;
+  const head = `${prefix}.`;
+  for (const key in cmi) {
+    // A cheap prefix test first: a commit has a hundred keys or more, most of other collections.
+    if (!key.startsWith(head)) continue;
+    const value = cmi[key];
+    const dot = key.indexOf('.', head.length);
+    const index = dot > head.length ? key.slice(head.length, dot) : '';
+    if (!/^\d+$/.test(index) || dot === key.length - 1 || value === undefined || value === null || value === '') continue;
     const text = str(value);
     if (text === undefined) continue;
-    const row = (rows[Number(m[1])] ??= {});
-    row[m[2]] = text;
+    const row = (rows[Number(index)] ??= {});
+    row[key.slice(dot + 1)] = text;
   }
   return rows.filter((r) => r !== undefined);
 }
@@ -221,21 +225,197 @@ export function trackedSeconds(value: string | undefined): number {
   return parseScorm12Time(value) ?? 0;
 }
 
+// ---- rollup ---------------------------------------------------------------------------------------------------
+
+export const STATUS_ROLLUP_MODES = [
+  'STATUS_PROVIDED_BY_COURSE',
+  'COMPLETE_WHEN_ALL_UNITS_COMPLETE',
+  'COMPLETE_WHEN_ALL_UNITS_COMPLETE_AND_NOT_FAILED',
+  'COMPLETE_WHEN_THRESHOLD_SCORE_IS_MET',
+  'COMPLETE_WHEN_ALL_UNITS_COMPLETE_AND_THRESHOLD_SCORE_IS_MET',
+  'COMPLETE_WHEN_ALL_UNITS_ARE_PASSED',
+] as const;
+export type StatusRollupMode = (typeof STATUS_ROLLUP_MODES)[number];
+
+export const SCORE_ROLLUP_MODES = [
+  'SCORE_PROVIDED_BY_COURSE',
+  'AVERAGE_SCORE_OF_ALL_UNITS',
+  'AVERAGE_SCORE_OF_ALL_UNITS_WITH_SCORES',
+  'FIXED_AVERAGE',
+  'AVERAGE_SCORE_OF_ALL_UNITS_WITH_NONZERO_SCORES',
+  'LAST_SCO_SCORE',
+] as const;
+export type ScoreRollupMode = (typeof SCORE_ROLLUP_MODES)[number];
+
 /**
- * Simple rollup from the leaves to the root (single-SCO courses: the root equals its SCO): completed when every
- * launchable child is, passed when all are, failed when any is, the mean score of the scored children.
+ * How a registration's activity tree rolls up, resolved from the settings once per launch. `units`: the rules of
+ * non-2004 content (SCORM 1.2, later AICC and cmi5), where the course's status and score come from its SCOs (the
+ * units) by the Player*RollupMode* settings. `simple`: SCORM 2004 until the sequencer brings its own rollup.
  */
-export function rollUp(node: ActivityResult): void {
-  const kids = node.children ?? [];
-  if (!kids.length) return;
-  for (const k of kids) rollUp(k);
-  const all = (f: (k: ActivityResult) => boolean) => kids.every(f);
-  const any = (f: (k: ActivityResult) => boolean) => kids.some(f);
-  node.activityCompletion = all((k) => k.activityCompletion === 'COMPLETED') ? 'COMPLETED' : any((k) => k.activityCompletion !== 'UNKNOWN') ? 'INCOMPLETE' : 'UNKNOWN';
-  node.activitySuccess = any((k) => k.activitySuccess === 'FAILED') ? 'FAILED' : all((k) => k.activitySuccess === 'PASSED') ? 'PASSED' : 'UNKNOWN';
-  const scored = kids.map((k) => k.score?.scaled).filter((s): s is number => typeof s === 'number');
-  if (scored.length) node.score = { scaled: scored.reduce((a, b) => a + b, 0) / scored.length };
+export interface RollupRules {
+  kind: 'units' | 'simple';
+  status: StatusRollupMode;
+  /** PlayerStatusRollupModeThresholdScore as a scaled score (0..1; a value above 1 is read as a percentage). */
+  thresholdScore: number;
+  applyStatusToSuccess: boolean;
+  score: ScoreRollupMode;
+  /** PlayerScoreRollupModeNumberOfScoringObjects: the FIXED_AVERAGE divisor (≤ 0: the number of units). */
+  scoringObjects: number;
+  /** SCORM 2004: an aggregation whose children contribute nothing is unknown rather than completed/passed. */
+  emptySetToUnknown: boolean;
+}
+
+/** The settings rollupRulesOf reads. */
+export const ROLLUP_SETTING_IDS = [
+  'PlayerStatusRollupModeValue',
+  'PlayerStatusRollupModeThresholdScore',
+  'PlayerApplyRollupStatusToSuccess',
+  'PlayerScoreRollupModeValue',
+  'PlayerScoreRollupModeNumberOfScoringObjects',
+  'PlayerRollupEmptySetToUnknown',
+] as const;
+
+/** The catalogue's defaults. */
+export const DEFAULT_ROLLUP_RULES: RollupRules = {
+  kind: 'units',
+  status: 'COMPLETE_WHEN_ALL_UNITS_COMPLETE_AND_NOT_FAILED',
+  thresholdScore: 0,
+  applyStatusToSuccess: false,
+  score: 'AVERAGE_SCORE_OF_ALL_UNITS_WITH_SCORES',
+  scoringObjects: 0,
+  emptySetToUnknown: false,
+};
+
+/** The rollup rules of a launch from the effective values of ROLLUP_SETTING_IDS (stored normalised by the settings service). */
+export function rollupRulesOf(version: ScormVersion, values: ReadonlyMap<string, string>): RollupRules {
+  const oneOf = <T extends string>(allowed: readonly T[], value: string | undefined, fallback: T): T => (allowed as readonly string[]).includes(value ?? '') ? (value as T) : fallback;
+  const yes = (id: string) => /^(yes|true)$/i.test(values.get(id) ?? '');
+  const threshold = num(values.get('PlayerStatusRollupModeThresholdScore')) ?? 0;
+  const objects = num(values.get('PlayerScoreRollupModeNumberOfScoringObjects')) ?? 0;
+  return {
+    kind: version === '2004' ? 'simple' : 'units',
+    status: oneOf(STATUS_ROLLUP_MODES, values.get('PlayerStatusRollupModeValue'), DEFAULT_ROLLUP_RULES.status),
+    thresholdScore: threshold > 1 ? threshold / 100 : threshold,
+    applyStatusToSuccess: yes('PlayerApplyRollupStatusToSuccess'),
+    score: oneOf(SCORE_ROLLUP_MODES, values.get('PlayerScoreRollupModeValue'), DEFAULT_ROLLUP_RULES.score),
+    scoringObjects: objects,
+    emptySetToUnknown: yes('PlayerRollupEmptySetToUnknown'),
+  };
+}
+
+/**
+ * Rolls a tree up from its leaves to its root. `currentId` is the activity whose commit caused the rollup (the
+ * course's "provided" status and score come from it); launches and switches roll up without one.
+ */
+export type RollupFunction = (root: ActivityResult, rules: RollupRules, currentId?: string) => void;
+
+/** The rollup of a launch; the SCORM 2004 sequencer can replace `simple` here. */
+export const rollUp: RollupFunction = (root, rules, currentId) => (rules.kind === 'units' ? unitsRollUp(root, rules, currentId) : simpleRollUp(root, rules));
+
+/** Averages to 7 decimals: 0.7, not 0.6999999999999998. */
+const roundScore = (x: number): number => Math.round(x * 1e7) / 1e7;
+
+const leavesOf = (node: ActivityResult): ActivityResult[] => (node.children?.length ? node.children.flatMap(leavesOf) : [node]);
+
+/** Common to both rollups: time, attempts, suspension, and how much is done (completed units / progress measures). */
+function rollUpBookkeeping(node: ActivityResult, kids: ActivityResult[]): void {
   node.timeTracked = formatTracked(kids.reduce((a, k) => a + trackedSeconds(k.timeTracked), 0));
   node.attempts = Math.max(node.attempts, ...kids.map((k) => k.attempts));
-  node.suspended = any((k) => k.suspended);
+  node.suspended = kids.some((k) => k.suspended);
+  const leaves = leavesOf(node);
+  const amount = leaves.reduce((a, l) => a + (l.activityCompletion === 'COMPLETED' ? 1 : Math.min(1, Math.max(0, l.completionAmount?.scaled ?? 0))), 0) / leaves.length;
+  node.completionAmount = { scaled: node.activityCompletion === 'COMPLETED' ? 1 : Math.round(amount * 10000) / 10000 };
+}
+
+/**
+ * SCORM 2004 (until the sequencer's rollup): completed when every child is, passed when all are, failed when any
+ * is, the mean score of the scored children.
+ */
+function simpleRollUp(node: ActivityResult, rules: RollupRules): void {
+  const kids = node.children ?? [];
+  if (!kids.length) return;
+  for (const k of kids) simpleRollUp(k, rules);
+  // Every child contributes until the sequencer knows rollupObjectiveSatisfied / rollupProgressCompletion.
+  const contributing = kids;
+  const all = (f: (k: ActivityResult) => boolean) => contributing.every(f);
+  const any = (f: (k: ActivityResult) => boolean) => contributing.some(f);
+  const empty = contributing.length === 0 && rules.emptySetToUnknown;
+  node.activityCompletion = empty ? 'UNKNOWN' : all((k) => k.activityCompletion === 'COMPLETED') ? 'COMPLETED' : any((k) => k.activityCompletion !== 'UNKNOWN') ? 'INCOMPLETE' : 'UNKNOWN';
+  node.activitySuccess = empty ? 'UNKNOWN' : any((k) => k.activitySuccess === 'FAILED') ? 'FAILED' : all((k) => k.activitySuccess === 'PASSED') ? 'PASSED' : 'UNKNOWN';
+  const scored = contributing.map((k) => k.score?.scaled).filter((s): s is number => typeof s === 'number');
+  if (scored.length) node.score = { scaled: roundScore(scored.reduce((a, b) => a + b, 0) / scored.length) };
+  rollUpBookkeeping(node, kids);
+}
+
+/** The course score of units (SCOs) under a score rollup mode; undefined when there is none. */
+function unitsScore(node: ActivityResult, units: ActivityResult[], rules: RollupRules, current: ActivityResult | undefined): number | undefined {
+  const scores = units.map((u) => u.score?.scaled).filter((s): s is number => typeof s === 'number');
+  const sum = scores.reduce((a, b) => a + b, 0);
+  switch (rules.score) {
+    case 'SCORE_PROVIDED_BY_COURSE':
+      // The score the content reported last; a rollup without a commit keeps it.
+      return typeof current?.score?.scaled === 'number' ? current.score.scaled : node.score?.scaled;
+    case 'AVERAGE_SCORE_OF_ALL_UNITS':
+      return scores.length ? sum / units.length : undefined;
+    case 'FIXED_AVERAGE':
+      return scores.length ? Math.min(1, sum / (rules.scoringObjects > 0 ? rules.scoringObjects : units.length)) : undefined;
+    case 'AVERAGE_SCORE_OF_ALL_UNITS_WITH_NONZERO_SCORES': {
+      const nonZero = scores.filter((s) => s !== 0);
+      return nonZero.length ? nonZero.reduce((a, b) => a + b, 0) / nonZero.length : scores.length ? 0 : undefined;
+    }
+    case 'LAST_SCO_SCORE':
+      return units[units.length - 1]?.score?.scaled;
+    default:
+      return scores.length ? sum / scores.length : undefined;
+  }
+}
+
+/**
+ * SCORM 1.2 (and the other non-2004 standards): each aggregation's status and score come from the units (SCOs)
+ * under it by the status and score rollup modes. A unit that failed makes the course failed (completed, FAILED)
+ * under …_AND_NOT_FAILED; with PlayerApplyRollupStatusToSuccess the course passes when the mode says it is
+ * complete and fails when every unit is done but the mode is not met.
+ */
+function unitsRollUp(node: ActivityResult, rules: RollupRules, currentId: string | undefined): void {
+  const kids = node.children ?? [];
+  if (!kids.length) return;
+  for (const k of kids) unitsRollUp(k, rules, currentId);
+  const units = leavesOf(node);
+  const current = currentId !== undefined ? units.find((u) => u.id === currentId) : undefined;
+  const raw = unitsScore(node, units, rules, current);
+  const score = raw === undefined ? undefined : roundScore(raw);
+  if (score !== undefined) node.score = { scaled: score };
+  else delete node.score;
+
+  const allComplete = units.every((u) => u.activityCompletion === 'COMPLETED');
+  const anyFailed = units.some((u) => u.activitySuccess === 'FAILED');
+  const allPassed = units.every((u) => u.activitySuccess === 'PASSED');
+  const started = units.some((u) => u.activityCompletion !== 'UNKNOWN');
+  const thresholdMet = score !== undefined && score >= rules.thresholdScore;
+  const simpleSuccess: Success = anyFailed ? 'FAILED' : allPassed ? 'PASSED' : 'UNKNOWN';
+
+  if (rules.status === 'STATUS_PROVIDED_BY_COURSE') {
+    // The status the content reported last; a rollup without a commit keeps it.
+    if (current) {
+      node.activityCompletion = current.activityCompletion;
+      node.activitySuccess = current.activitySuccess;
+    } else if (!started) {
+      node.activityCompletion = 'UNKNOWN';
+      node.activitySuccess = 'UNKNOWN';
+    }
+    rollUpBookkeeping(node, kids);
+    return;
+  }
+  const done = {
+    COMPLETE_WHEN_ALL_UNITS_COMPLETE: allComplete,
+    COMPLETE_WHEN_ALL_UNITS_COMPLETE_AND_NOT_FAILED: allComplete,
+    COMPLETE_WHEN_THRESHOLD_SCORE_IS_MET: thresholdMet,
+    COMPLETE_WHEN_ALL_UNITS_COMPLETE_AND_THRESHOLD_SCORE_IS_MET: allComplete && thresholdMet,
+    COMPLETE_WHEN_ALL_UNITS_ARE_PASSED: allPassed,
+  }[rules.status];
+  const failed = (rules.status === 'COMPLETE_WHEN_ALL_UNITS_COMPLETE_AND_NOT_FAILED' || rules.status === 'COMPLETE_WHEN_ALL_UNITS_ARE_PASSED') && allComplete && anyFailed;
+  node.activityCompletion = done || failed ? 'COMPLETED' : started ? 'INCOMPLETE' : 'UNKNOWN';
+  if (rules.applyStatusToSuccess) node.activitySuccess = failed ? 'FAILED' : done ? 'PASSED' : allComplete ? 'FAILED' : 'UNKNOWN';
+  else node.activitySuccess = failed ? 'FAILED' : simpleSuccess;
+  rollUpBookkeeping(node, kids);
 }

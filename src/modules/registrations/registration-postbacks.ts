@@ -50,7 +50,8 @@ export function registrationPostbackQueue(backoffMs: number): QueueDefinition<Re
 
 const AUTH_TYPES: Record<string, PostBackDto['authType']> = { form: 'FORM', httpbasic: 'HTTPBASIC' };
 const FORMATS: Record<string, PostBackDto['resultsFormat']> = { course: 'COURSE', activity: 'ACTIVITY', full: 'FULL' };
-const SETTING_IDS = ['ApiRollupRegistrationPostBackUrl', 'ApiRollupRegistrationAuthType', 'ApiRollupRegistrationAuthUser', 'ApiRollupRegistrationAuthPassword', 'ApiRollupRegistrationFormat'] as const;
+/** The settings a registration's postback target comes from (when it has no postBack of its own). */
+export const POSTBACK_SETTING_IDS = ['ApiRollupRegistrationPostBackUrl', 'ApiRollupRegistrationAuthType', 'ApiRollupRegistrationAuthUser', 'ApiRollupRegistrationAuthPassword', 'ApiRollupRegistrationFormat'] as const;
 
 /**
  * Registration postbacks: each progress change of a registration (an applied runtime commit) asks for one; a job
@@ -83,18 +84,30 @@ export class RegistrationPostbacks implements OnModuleInit {
 
   /**
    * Asks for a postback of a registration whose progress changed (call after the change committed). Never throws:
-   * the change is saved whatever happens here; a failure is logged.
+   * the change is saved whatever happens here; a failure is logged. `configured`: the caller already knows the
+   * registration has a postback URL (the player resolves it once per launch, see hasTarget), so no reads go into
+   * finding out.
    */
-  async schedule(appId: string, registrationId: string, instance: number): Promise<void> {
+  async schedule(appId: string, registrationId: string, instance: number, configured = false): Promise<void> {
     try {
-      const reg = await this.registrationRows.findOneBy({ appId, id: registrationId });
-      if (!reg || !(await this.target(appId, reg, instance))) return;
+      if (!configured) {
+        const reg = await this.registrationRows.findOneBy({ appId, id: registrationId });
+        if (!reg || !(await this.target(appId, reg, instance))) return;
+      }
       await this.bump(appId, registrationId, instance);
       const state = await this.states.findOneByOrFail({ appId, registrationId });
       await this.enqueue(appId, registrationId, state.instance, state.settledSeq);
     } catch (err) {
       this.logger.error({ msg: 'registration postback not scheduled', appId, registrationId, instance, err: err instanceof Error ? err.message : String(err) });
     }
+  }
+
+  /**
+   * Whether a registration has somewhere to post to: its postBack URL, else ApiRollupRegistrationPostBackUrl among
+   * `values`, the effective POSTBACK_SETTING_IDS of its instance the caller has read (with its other settings).
+   */
+  hasTarget(reg: RegistrationEntity, values: ReadonlyMap<string, string>): boolean {
+    return Boolean(reg.postBack?.url || values.get('ApiRollupRegistrationPostBackUrl')?.trim());
   }
 
   /** requestedSeq + 1 (creating the row first), and the instance of this change. */
@@ -181,7 +194,7 @@ export class RegistrationPostbacks implements OnModuleInit {
   private async target(appId: string, reg: RegistrationEntity, instance: number): Promise<PostBackDto | null> {
     if (reg.postBack?.url) return this.registrations.openPostBack(reg.postBack);
     const target = await this.registrations.settingTarget(appId, reg.id, instance);
-    const values = await this.settings.effective(appId, target, SETTING_IDS);
+    const values = await this.settings.effective(appId, target, POSTBACK_SETTING_IDS);
     const url = values.get('ApiRollupRegistrationPostBackUrl')?.trim();
     if (!url) return null;
     const user = values.get('ApiRollupRegistrationAuthUser');

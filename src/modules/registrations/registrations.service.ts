@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
@@ -41,6 +41,9 @@ const includeOf = (q: IncludeFlags): IncludeFlags => ({
   includeRuntime: q.includeRuntime === true,
 });
 
+/** Tagged registrations up to which a tags filter lets the tags lead the list query (see applyTagFilter). */
+const DENSE_TAG_ROWS = 2000;
+
 /** Validates an absolute http(s) URL; returns an error message or null. */
 export function httpUrlProblem(value: string, field: string): string | null {
   let parsed: URL;
@@ -51,6 +54,16 @@ export function httpUrlProblem(value: string, field: string): string | null {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${field} must be an absolute http or https URL`;
   return null;
+}
+
+/** The course chain of a registration's settings target, from the course version it runs. */
+export function settingCourseRef(version: CourseVersionEntity): SettingCourseRef {
+  return {
+    courseId: version.courseId,
+    version: version.version,
+    learningStandard: version.learningStandard,
+    singleSco: (version.package?.launchables.length ?? 0) <= 1,
+  };
 }
 
 /**
@@ -145,7 +158,7 @@ export class RegistrationsService {
     }
     if (body.initialSettings?.settings?.length) {
       try {
-        await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: this.courseRef(version) }, body.initialSettings.settings);
+        await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: settingCourseRef(version) }, body.initialSettings.settings);
       } catch (err) {
         // All or nothing: a registration whose initial settings were refused is not created.
         await this.removeRegistrations(appId, [reg.id]);
@@ -171,7 +184,7 @@ export class RegistrationsService {
     if (typeof f.courseId === 'string') qb.andWhere('r.courseId = :courseId', { courseId: f.courseId });
     if (typeof f.learnerId === 'string') qb.andWhere('r.learnerId = :learnerId', { learnerId: f.learnerId });
     const tags = (f.tags as string[] | undefined) ?? [];
-    if (tags.length > 0) this.tags.applyTagFilter(qb, 'r', 'id', appId, 'registration', tags);
+    if (tags.length > 0) await this.applyTagFilter(qb, appId, tags);
     const page = await this.listQuery.page(appId, qb, resolved, (row) => [f.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id], {
       includeTotalCount: query.includeTotalCount === true && query.more === undefined,
     });
@@ -182,6 +195,28 @@ export class RegistrationsService {
       return inst ? [{ reg: r, inst }] : [];
     });
     return { registrations: await this.describe(appId, pairs, include), more: page.more, total: page.total };
+  }
+
+  /**
+   * The tags filter of a registration list, in the shape that pages fast for how many registrations carry the
+   * tags. Few (≤ DENSE_TAG_ROWS): the tags lead (EXISTS, which MySQL/MariaDB turn into a semi-join from the tag
+   * index) and the few matches are sorted. Many: the list's own index order leads and each registration is
+   * probed for its tags (a correlated subquery the optimizer keeps per row), so a page reads ~pageSize × (all /
+   * tagged) index entries instead of sorting every match (2 s a page for a tag on 100,000 of 1,000,000).
+   */
+  private async applyTagFilter(qb: SelectQueryBuilder<RegistrationEntity>, appId: string, tags: string[]): Promise<void> {
+    const wanted = [...new Set(tags)];
+    const marks = wanted.map(() => '?').join(', ');
+    const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 AS x FROM tag WHERE app_id = ? AND resource_type = 'registration' AND tag IN (${marks}) LIMIT ${DENSE_TAG_ROWS + 1}) dense`,
+      [appId, ...wanted],
+    );
+    if (Number(n) <= DENSE_TAG_ROWS) {
+      this.tags.applyTagFilter(qb, 'r', 'id', appId, 'registration', wanted);
+      return;
+    }
+    const condition = this.tags.tagFilterCondition('r.id', appId, 'registration', wanted)!;
+    qb.andWhere(`(SELECT COUNT(*) FROM (SELECT 1 AS x) probe WHERE ${condition.sql}) > 0`, condition.parameters);
   }
 
   async exists(appId: string, registrationId: string): Promise<void> {
@@ -298,7 +333,7 @@ export class RegistrationsService {
     const reg = await this.requireRegistration(appId, registrationId);
     const inst = await this.requireInstance(appId, reg, instance);
     const { version } = await this.courses.resolveVersion(appId, reg.courseId, inst.courseVersion);
-    const course = this.courseRef(version);
+    const course = settingCourseRef(version);
     return instance === undefined ? { level: 'registration', registrationId, course } : { level: 'registrationInstance', registrationId, instance, course };
   }
 
@@ -490,15 +525,6 @@ export class RegistrationsService {
       checkActivityTree(details, field('activityDetails'));
       if (inst.activityDetails) inst.activityDetails = overlayActivityTree(inst.activityDetails, details);
     }
-  }
-
-  private courseRef(version: CourseVersionEntity): SettingCourseRef {
-    return {
-      courseId: version.courseId,
-      version: version.version,
-      learningStandard: version.learningStandard,
-      singleSco: (version.package?.launchables.length ?? 0) <= 1,
-    };
   }
 
   private duplicate(id: string): InvalidInputError {

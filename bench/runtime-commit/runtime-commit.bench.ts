@@ -1,0 +1,344 @@
+/**
+ * Runtime commit benchmark: many learners' players commit at once through the real commit endpoint
+ * (`POST /player/s/<session>/commit`), each a realistic SCORM 2004 data model (4 KiB suspend data, 10
+ * interactions), each learner's commits in order with rising sequence numbers (every one is applied, none is a
+ * duplicate). Reports commits/s, p50/p99 latency, service CPU and peak RSS; on MySQL, in the same run, the
+ * ceiling: single-row upserts of rows of the same size through plain mysql2 by as many concurrent workers.
+ *
+ *   npm run bench:runtime-commit                            # embedded stack (SQLite)
+ *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:runtime-commit
+ *
+ * Settings (environment): BENCH_LEARNERS (64 concurrent sessions), BENCH_DURATION (10 s measured), BENCH_WARMUP
+ * (3 s), BENCH_SUSPEND_BYTES (4096), BENCH_INTERACTIONS (10), BENCH_CPU_PROF (1: write a CPU profile of the
+ * service during the measured run), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_JSON, BENCH_ASSERT, BENCH_KEEP.
+ */
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
+import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
+import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
+import { basicAuth, createStack, ensureBuilt, LcdsService, REPO_ROOT, removeDirUnlessKept, startService, Stack } from '../lib/lcds';
+import { CpuMeter, readProcMemory } from '../lib/proc';
+import { Recorder, Summary } from '../lib/stats';
+import { commitCmi, scorm2004Package } from './payload';
+
+const GOAL_RATE = 1500;
+const GOAL_P99_MS = 50;
+const GOAL_OF_CEILING = 0.4;
+const ACTIVITY_ID = 'sco-1';
+/** Distinct data models per learner, cycled (building a 4 KiB payload per request would load the generator). */
+const VARIANTS = 16;
+
+let failed = false;
+
+interface RunResult {
+  label: string;
+  seconds: number;
+  ops: number;
+  errors: number;
+  rate: number;
+  latency: Summary;
+  serverCpuPct: number;
+  loadCpuPct: number;
+}
+
+function post(agent: Agent, url: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function api(service: LcdsService, auth: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: any; location: string | null }> {
+  const res = await fetch(`${service.api}${path}`, {
+    method,
+    redirect: 'manual',
+    headers: { authorization: auth, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: json !== undefined ? JSON.stringify(json) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined, location: res.headers.get('location') };
+}
+
+/** Imports the generated course through the API (upload, then the import job). */
+async function importCourse(service: LcdsService, auth: string, courseId: string): Promise<void> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(await scorm2004Package())], { type: 'application/zip' }), 'bench.zip');
+  const res = await fetch(`${service.api}/courses/importJobs/upload?courseId=${courseId}`, { method: 'POST', headers: { authorization: auth }, body: form });
+  const started = (await res.json()) as { result?: string };
+  if (res.status !== 200 || !started.result) throw new Error(`import upload answered ${res.status}: ${JSON.stringify(started)}`);
+  for (;;) {
+    const job = await api(service, auth, 'GET', `/courses/importJobs/${started.result}`);
+    if (job.body.status === 'COMPLETE') return;
+    if (job.body.status !== 'RUNNING') throw new Error(`import failed: ${JSON.stringify(job.body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface Learner {
+  registrationId: string;
+  commitUrl: string;
+  bodies: string[];
+  seq: number;
+}
+
+/** Creates a registration per learner, launches each (following the launch link) and keeps its commit URL. */
+async function launchLearners(service: LcdsService, auth: string, n: number, suspendBytes: number, interactions: number): Promise<Learner[]> {
+  const learners: Learner[] = [];
+  for (let i = 0; i < n; i++) {
+    const registrationId = `bench-reg-${i}`;
+    const created = await api(service, auth, 'POST', '/registrations', { registrationId, courseId: 'bench-course', learner: { id: `learner-${i}`, firstName: 'Bench', lastName: `Learner ${i}` } });
+    if (created.status !== 204) throw new Error(`create registration answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const link = await api(service, auth, 'POST', `/registrations/${registrationId}/launchLink`, { redirectOnExitUrl: 'message' });
+    if (link.status !== 200) throw new Error(`launch link answered ${link.status}: ${JSON.stringify(link.body)}`);
+    const launched = await fetch(link.body.launchLink as string, { redirect: 'manual' });
+    const location = launched.headers.get('location');
+    if (launched.status !== 303 || !location) throw new Error(`launch answered ${launched.status}`);
+    const bodies: string[] = [];
+    for (let v = 0; v < VARIANTS; v++) bodies.push(`,"activityId":"${ACTIVITY_ID}","cmi":${JSON.stringify(commitCmi(v + 1, i, suspendBytes, interactions))}}`);
+    learners.push({ registrationId, commitUrl: new URL(`${location}commit`, service.baseUrl).toString(), bodies, seq: 0 });
+  }
+  return learners;
+}
+
+/** Every learner commits in a loop (one request in flight each) for `seconds`; answers the rate and latencies. */
+async function commitLoad(service: LcdsService, learners: Learner[], seconds: number, label: string): Promise<RunResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: learners.length });
+  const latencies = new Recorder();
+  let errors = 0;
+  let firstError = '';
+  const cpu = new CpuMeter(service.pid);
+  const started = process.hrtime.bigint();
+  const end = Date.now() + seconds * 1000;
+  await Promise.all(
+    learners.map(async (l) => {
+      while (Date.now() < end) {
+        l.seq++;
+        const body = `{"seq":${l.seq}${l.bodies[l.seq % VARIANTS]}`;
+        const t0 = process.hrtime.bigint();
+        try {
+          const res = await post(agent, l.commitUrl, body);
+          const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+          if (res.status === 200 && res.text.includes('"applied":true')) latencies.add(ms);
+          else {
+            errors++;
+            firstError ||= `${res.status} ${res.text.slice(0, 300)}`;
+          }
+        } catch (err) {
+          errors++;
+          firstError ||= err instanceof Error ? err.message : String(err);
+        }
+      }
+    }),
+  );
+  const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+  const { childPct, selfPct } = cpu.stop();
+  agent.destroy();
+  if (firstError) process.stderr.write(`${label}: ${errors} failed commits, first: ${firstError}\n`);
+  return { label, seconds: wallS, ops: latencies.length, errors, rate: latencies.length / wallS, latency: latencies.summary(), serverCpuPct: childPct, loadCpuPct: selfPct };
+}
+
+/**
+ * The ceiling on MySQL: `workers` concurrent single-row upserts (INSERT … ON DUPLICATE KEY UPDATE, autocommit)
+ * of rows shaped like registration_instance with an activity tree of `treeBytes`, through a mysql2 pool as large
+ * as the service's, one row per worker, for `seconds`.
+ */
+async function mysqlCeiling(stack: Stack, workers: number, treeBytes: number, seconds: number, poolSize: number): Promise<RunResult> {
+  const { createPool } = await import('mysql2/promise');
+  const pool = createPool({ uri: stack.env.DATABASE_URL, connectionLimit: poolSize, enableKeepAlive: true });
+  try {
+    await pool.query(
+      `CREATE TABLE bench_upsert (app_id VARCHAR(191) NOT NULL, registration_id VARCHAR(191) NOT NULL, instance INT NOT NULL,
+        completion VARCHAR(16) NOT NULL, success VARCHAR(16) NOT NULL, score_scaled DOUBLE NULL, total_seconds DOUBLE NOT NULL,
+        activity_details TEXT NULL, commit_seq BIGINT NOT NULL, updated_at DATETIME(3) NOT NULL,
+        PRIMARY KEY (app_id, registration_id, instance)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
+    );
+    const trees = Array.from({ length: VARIANTS }, (_, v) => JSON.stringify({ id: 'sco', data: 'x'.repeat(Math.max(0, treeBytes - 30)) + String(v) }));
+    const latencies = new Recorder();
+    let errors = 0;
+    const started = process.hrtime.bigint();
+    const selfStart = process.cpuUsage();
+    const end = Date.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: workers }, async (_, w) => {
+        for (let seq = 1; Date.now() < end; seq++) {
+          const t0 = process.hrtime.bigint();
+          try {
+            await pool.execute(
+              `INSERT INTO bench_upsert (app_id, registration_id, instance, completion, success, score_scaled, total_seconds, activity_details, commit_seq, updated_at)
+               VALUES (?, ?, 0, 'INCOMPLETE', 'UNKNOWN', ?, ?, ?, ?, ?)
+               ON DUPLICATE KEY UPDATE completion = VALUES(completion), success = VALUES(success), score_scaled = VALUES(score_scaled),
+                 total_seconds = VALUES(total_seconds), activity_details = VALUES(activity_details), commit_seq = VALUES(commit_seq), updated_at = VALUES(updated_at)`,
+              ['bench-app', `bench-reg-${w}`, (seq % 100) / 100, seq * 5, trees[seq % VARIANTS], seq, new Date()],
+            );
+            latencies.add(Number(process.hrtime.bigint() - t0) / 1e6);
+          } catch {
+            errors++;
+          }
+        }
+      }),
+    );
+    const wallS = Number(process.hrtime.bigint() - started) / 1e9;
+    const self = process.cpuUsage(selfStart);
+    return {
+      label: `plain mysql2 upserts (pool ${poolSize})`,
+      seconds: wallS,
+      ops: latencies.length,
+      errors,
+      rate: latencies.length / wallS,
+      latency: latencies.summary(),
+      serverCpuPct: NaN,
+      loadCpuPct: ((self.user + self.system) / 1e6 / wallS) * 100,
+    };
+  } finally {
+    await pool.query('DROP TABLE IF EXISTS bench_upsert').catch(() => undefined);
+    await pool.end();
+  }
+}
+
+/** Size of the stored activity tree of a registration (what each commit writes), in bytes. */
+async function storedTreeBytes(stack: Stack, registrationId: string): Promise<number> {
+  if (stack.kind === 'production') {
+    const { createConnection } = await import('mysql2/promise');
+    const conn = await createConnection(stack.env.DATABASE_URL);
+    try {
+      const [rows] = await conn.query('SELECT LENGTH(activity_details) AS n FROM registration_instance WHERE registration_id = ?', [registrationId]);
+      return Number((rows as Array<{ n: number }>)[0]?.n ?? NaN);
+    } finally {
+      await conn.end();
+    }
+  }
+  const Database = require('better-sqlite3') as new (file: string, o?: { readonly?: boolean }) => { prepare(sql: string): { get(...p: unknown[]): any }; close(): void };
+  const db = new Database(join(stack.env.DATA_DIR, 'lcds.sqlite'), { readonly: true });
+  try {
+    return Number(db.prepare('SELECT LENGTH(activity_details) AS n FROM registration_instance WHERE registration_id = ?').get(registrationId)?.n ?? NaN);
+  } finally {
+    db.close();
+  }
+}
+
+async function main(): Promise<void> {
+  installExitHandlers();
+  const nLearners = Math.max(1, Math.floor(envNumber('BENCH_LEARNERS', 64)));
+  const durationS = Math.max(1, envNumber('BENCH_DURATION', 10));
+  const warmupS = Math.max(0, envNumber('BENCH_WARMUP', 3));
+  const suspendBytes = Math.max(0, Math.floor(envNumber('BENCH_SUSPEND_BYTES', 4096)));
+  const interactions = Math.max(0, Math.floor(envNumber('BENCH_INTERACTIONS', 10)));
+  const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
+  const poolSize = Math.floor(envNumber('BENCH_ENV_DATABASE_POOL_SIZE', 10));
+  const profile = process.env.BENCH_CPU_PROF === '1';
+
+  await ensureBuilt();
+  const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-runtime-commit-'));
+  onCleanup(`remove ${runDir}`, () => {
+    if (failed || profile) process.stderr.write(`kept ${runDir}${failed ? ' (failed run: logs)' : ' (CPU profile)'}\n`);
+    else removeDirUnlessKept(runDir);
+  });
+  const stack = await createStack(runDir);
+  const service = await startService(stack, {
+    logFile: join(runDir, 'service.log'),
+    logLevel,
+    ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(runDir, 'profile')}`] } : {}),
+  });
+  const auth = basicAuth(service.firstStart.application);
+  const load0 = loadavg()[0];
+
+  process.stderr.write('importing the course and launching the learners…\n');
+  await importCourse(service, auth, 'bench-course');
+  const learners = await launchLearners(service, auth, nLearners, suspendBytes, interactions);
+  const requestBytes = Buffer.byteLength(`{"seq":1${learners[0].bodies[1]}`);
+
+  if (warmupS > 0) {
+    process.stderr.write(`warm-up ${warmupS} s…\n`);
+    await commitLoad(service, learners, warmupS, 'warm-up');
+  }
+  process.stderr.write(`measuring ${durationS} s…\n`);
+  const lcds = await commitLoad(service, learners, durationS, `LCDS commits (${nLearners} sessions)`);
+  const peak = readProcMemory(service.pid);
+
+  // Every learner's last commit is the stored one: nothing lost, nothing applied twice.
+  for (const l of [learners[0], learners[learners.length - 1]]) {
+    const p = await api(service, auth, 'GET', `/registrations/${l.registrationId}?includeChildResults=true&includeRuntime=true`);
+    const location = p.body?.activityDetails?.children?.[0]?.runtime?.location as string | undefined;
+    // commitCmi(v + 1, …) of variant v = seq % VARIANTS has location page-((v + 1) % 40).
+    if (location !== `page-${((l.seq % VARIANTS) + 1) % 40}`) {
+      throw new Error(`${l.registrationId}: stored location ${location} is not that of its last commit (seq ${l.seq})`);
+    }
+  }
+  const treeBytes = await storedTreeBytes(stack, learners[0].registrationId);
+  await service.stop();
+
+  let ceiling: RunResult | undefined;
+  if (stack.kind === 'production') {
+    process.stderr.write(`ceiling: plain mysql2 upserts, ${durationS} s…\n`);
+    ceiling = await mysqlCeiling(stack, nLearners, treeBytes, durationS, poolSize);
+  }
+
+  const goalApplies = stack.kind === 'production';
+  const ratio = ceiling ? lcds.rate / ceiling.rate : NaN;
+  const verdict = (ok: boolean) => `${ok ? 'MET' : 'MISS'}${goalApplies ? '' : ' (info)'}`;
+  process.stdout.write(
+    [
+      `runtime commit benchmark — POST /player/s/<session>/commit, ${nLearners} concurrent sessions, ${warmupS} s warm-up + ${durationS} s measured`,
+      `stack: ${stack.label}; service LOG_LEVEL=${logLevel}, NODE_ENV=production, DATABASE_POOL_SIZE=${poolSize}`,
+      `node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}, load average ${load0.toFixed(2)} before the run`,
+      `service: dist/main.js built ${statSync(join(REPO_ROOT, 'dist', 'main.js')).mtime.toISOString()}`,
+      `payload: SCORM 2004 data model with ${suspendBytes} B suspend data and ${interactions} interactions, ${fmtNumber(requestBytes)} B a request; stored activity tree ${fmtNumber(treeBytes)} B`,
+      '',
+    ].join('\n'),
+  );
+  const rows = [lcds, ...(ceiling ? [ceiling] : [])].map((r) => [
+    r.label,
+    fmtNumber(r.ops),
+    fmtNumber(r.rate),
+    fmtMs(r.latency.p50),
+    fmtMs(r.latency.p99),
+    fmtMs(r.latency.max),
+    String(r.errors),
+    Number.isFinite(r.serverCpuPct) ? `${r.serverCpuPct.toFixed(0)} %` : '—',
+    `${r.loadCpuPct.toFixed(0)} %`,
+    // CPU a commit costs: the service's (LCDS), the bench process's (plain mysql2, the client side only).
+    fmtMs(((Number.isFinite(r.serverCpuPct) ? r.serverCpuPct : r.loadCpuPct) / 100) * r.seconds * 1000 / Math.max(1, r.ops)),
+  ]);
+  process.stdout.write(formatTable(['run', 'commits', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'load CPU', 'CPU ms/op'], rows) + '\n\n');
+  const goals = [
+    [`≥ ${fmtNumber(GOAL_RATE)} commits/s`, fmtNumber(lcds.rate), verdict(lcds.rate >= GOAL_RATE)],
+    [`p99 < ${GOAL_P99_MS} ms`, fmtMs(lcds.latency.p99), verdict(lcds.latency.p99 < GOAL_P99_MS)],
+    [`≥ ${GOAL_OF_CEILING * 100} % of plain mysql2 upserts`, ceiling ? `${(ratio * 100).toFixed(1)} %` : '— (MySQL only)', ceiling ? verdict(ratio >= GOAL_OF_CEILING) : ''],
+  ];
+  process.stdout.write(formatTable(['goal (MySQL)', 'measured', ''], goals) + '\n\n');
+  process.stdout.write(
+    [
+      `service peak RSS (VmHWM): ${((peak?.peakRss ?? NaN) / 1024 / 1024).toFixed(1)} MiB`,
+      `load average: ${load0.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`,
+      profile ? `CPU profile: ${readdirSync(join(runDir, 'profile')).map((f) => join(runDir, 'profile', f)).join(', ')}` : '',
+      '',
+    ].join('\n'),
+  );
+  const written = profile ? readNewestProfile(join(runDir, 'profile')) : null;
+  if (written) process.stdout.write(`service CPU profile (whole run, ${written.file}):\n${formatProfileSummary(summarizeProfile(written.profile), 25)}\n`);
+  const goalsMet = lcds.errors === 0 && lcds.rate >= GOAL_RATE && lcds.latency.p99 < GOAL_P99_MS && (!ceiling || ratio >= GOAL_OF_CEILING);
+  if (process.env.BENCH_JSON) {
+    writeFileSync(
+      process.env.BENCH_JSON,
+      JSON.stringify({ bench: 'runtime-commit', date: new Date().toISOString(), node: process.version, cpus: cpus().length, stack: stack.kind, settings: { nLearners, durationS, warmupS, suspendBytes, interactions, poolSize }, requestBytes, treeBytes, lcds, ceiling, ratio, peakRss: peak?.peakRss, goalsMet }, null, 2) + '\n',
+    );
+  }
+  if (process.env.BENCH_ASSERT === '1' && goalApplies && !goalsMet) process.exitCode = 1;
+}
+
+void main()
+  .catch((err: unknown) => {
+    failed = true;
+    process.stderr.write(`runtime-commit benchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => runCleanups());
