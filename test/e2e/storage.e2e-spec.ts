@@ -9,7 +9,7 @@ import * as yauzl from 'yauzl';
 import { ZipFile } from 'yazl';
 import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
-import { ContentStore, InvalidContentKeyError, RangeNotSatisfiableError } from '../../src/platform/storage/content-store';
+import { ContentStore, InvalidContentKeyError, PrefixWriter, RangeNotSatisfiableError } from '../../src/platform/storage/content-store';
 import { LocalContentStore } from '../../src/platform/storage/local-content-store';
 import { S3ContentStore } from '../../src/platform/storage/s3-content-store';
 import { StorageModule } from '../../src/platform/storage/storage.module';
@@ -466,11 +466,18 @@ describe.each(['local', 's3'] as const)('%s content store', (kind) => {
 
       it('an abort signal', async () => {
         const controller = new AbortController();
-        let puts = 0;
+        let writes = 0;
         const cancelling: ContentStore = Object.assign(Object.create(store) as ContentStore, {
-          put: (key: string, body: Readable | Buffer) => {
-            if (++puts === 10) controller.abort(new Error('job cancelled'));
-            return store.put(key, body);
+          openPrefixWriter: async (prefix: string): Promise<PrefixWriter> => {
+            const writer = await store.openPrefixWriter(prefix);
+            return {
+              write: (path, produce) => {
+                if (++writes === 10) controller.abort(new Error('job cancelled'));
+                return writer.write(path, produce);
+              },
+              commit: () => writer.commit(),
+              abort: () => writer.abort(),
+            };
           },
         });
         const error = await extractZip(GOLF, cancelling, dest, { signal: controller.signal }).catch((e: unknown) => e);
