@@ -421,18 +421,18 @@ async function extractEntry(file: PlannedFile, buffer: Buffer, context: EntryCon
         for await (const chunk of readRange(context.data, name, start, entry.compressedSize, buffer)) yield Buffer.from(chunk);
       })(),
     );
-    let stopped: Error | null = null; // what stopped the pipeline (which itself reports an AbortError then)
+    const stopped: { error?: Error } = {}; // what stopped the pipeline (which itself reports an AbortError then)
     try {
       await pipeline(compressed, inflater, async (inflated: AsyncIterable<Buffer>) => {
         try {
           for await (const chunk of inflated) await accept(chunk);
         } catch (error) {
-          stopped = error as Error;
+          stopped.error = error as Error;
           throw error;
         }
       });
     } catch (error) {
-      if (stopped) throw stopped;
+      if (stopped.error) throw stopped.error;
       if (error instanceof ZipRejectedError || context.signal?.aborted) throw error;
       throw damagedZip(error, name); // inflate error, truncated data, …
     }
