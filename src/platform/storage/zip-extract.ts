@@ -53,7 +53,8 @@ const PROGRESS_EVERY_BYTES = 8 * 1024 * 1024;
 const PROGRESS_EVERY_MS = 500;
 /** Bytes read from the zip at a time (per entry being extracted). */
 const READ_CHUNK_BYTES = 1024 * 1024;
-const INFLATE_CHUNK_BYTES = 256 * 1024;
+/** zlib output chunks: each is a new buffer, kept whole by the slice written, so not much larger than a small text file. */
+const INFLATE_CHUNK_BYTES = 64 * 1024;
 /** Entries extracted at once. */
 const ENTRY_CONCURRENCY = 4;
 /** Smallest local file header: entries whose data ranges come closer than this overlap (a zip-bomb technique). */
