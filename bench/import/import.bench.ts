@@ -19,7 +19,7 @@ import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
 import { envNumber, fmtBytes, formatTable } from '../lib/format';
 import { getJson, keepAliveAgent, uploadMultipart } from '../lib/http';
-import { basicAuth, createStack, REPO_ROOT, ensureBuilt, LcdsService, removeDirUnlessKept, startService, Stack } from '../lib/lcds';
+import { basicAuth, createStack, REPO_ROOT, ensureBuilt, LcdsService, removeDirUnlessKept, startService, startNodeArgs, Stack } from '../lib/lcds';
 import { CpuMeter, MemorySampler, readProcMemory } from '../lib/proc';
 import { generateScorm12Package, GeneratedPackage } from './scorm-package';
 
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
       `package: SCORM 1.2, ${pkg.files.toLocaleString('en-US')} files, ${fmtBytes(pkg.contentBytes)} content (${fmtBytes(pkg.randomBytes)} incompressible), ` +
         `zip ${fmtBytes(pkg.zipBytes)} (sha256 ${pkg.sha256.slice(0, 16)}…); generated in ${fmtS(pkg.writeMs)} + zip ${fmtS(pkg.zipMs)}`,
       `service pid ${service.pid}, RSS after start ${fmtBytes(rssAfterStart?.rss ?? NaN)}`,
-      `service: dist/main.js built ${statSync(join(REPO_ROOT, 'dist', 'main.js')).mtime.toISOString()}`,
+      `service: dist/main.js built ${statSync(join(REPO_ROOT, 'dist', 'main.js')).mtime.toISOString()}; node options ${[...startNodeArgs(), ...(process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)].join(' ') || 'none'}`,
       '',
     ].join('\n'),
   );
@@ -307,7 +307,7 @@ async function main(): Promise<void> {
     ['queue wait (job id → running)', fmtS(m((r) => r.queueWaitMs)), '', '', ''],
     ['import job (job id → COMPLETE)', fmtS(jobMs), fmtRate(bytes, jobMs), '', ''],
     ['  job run time (service log)', fmtS(m((r) => r.jobLoggedMs)), fmtRate(bytes, m((r) => r.jobLoggedMs)), '', ''],
-    ['  copy upload → work file', fmtS(m((r) => r.phases.copyMs)), fmtRate(bytes, m((r) => r.phases.copyMs)), '', ''],
+    ['  upload → zip file to read', fmtS(m((r) => r.phases.copyMs)), fmtRate(bytes, m((r) => r.phases.copyMs)), '', ''],
     ['  extract to the store', fmtS(m((r) => r.phases.extractMs)), fmtRate(bytes, m((r) => r.phases.extractMs)), '', ''],
     ['  parse + save + status', fmtS(m((r) => r.phases.finishMs)), '', '', ''],
     ['end to end (POST → COMPLETE)', fmtS(endToEndMs), fmtRate(bytes, endToEndMs), '', ''],

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { freePort, onCleanup, spawnLogged, TrackedChild, waitForLogLine } from './children';
 
@@ -16,6 +16,14 @@ export interface AppCredentials {
 export interface FirstStart {
   application: AppCredentials;
   management: AppCredentials;
+}
+
+/** The node options of package.json's `start` script (`node <options> dist/main.js`), as production runs it. */
+export function startNodeArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const words = (pkg.scripts?.start ?? '').split(/\s+/).filter(Boolean);
+  const main = words.indexOf('dist/main.js');
+  return words[0] === 'node' && main > 0 ? words.slice(1, main) : [];
 }
 
 /**
@@ -126,7 +134,7 @@ export interface ServiceOptions {
 }
 
 /**
- * Starts the built service (`node dist/main.js`) in a child process as in production (NODE_ENV=production,
+ * Starts the built service (`node <npm start's options> dist/main.js`) in a child process as in production (NODE_ENV=production,
  * LOG_FORMAT=json), its stdout/stderr to a log file, and reads the first-start credentials from that log.
  * The child gets a clean environment: PATH/HOME/locale from this process, the stack's variables, then any
  * BENCH_ENV_<NAME>=value of this process as <NAME>=value (to try a service setting in a benchmark), then
@@ -153,7 +161,10 @@ export async function startService(stack: Stack, options: ServiceOptions): Promi
     ...passthrough,
     ...options.env,
   };
-  const tracked = spawnLogged(process.execPath, [...(options.nodeArgs ?? []), join(REPO_ROOT, 'dist', 'main.js')], {
+  // The node options of `npm start` (production), then BENCH_NODE_ARGS (e.g. `-r ./probe.js`), then the benchmark's.
+  const extraNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const nodeArgs = [...startNodeArgs(), ...extraNodeArgs, ...(options.nodeArgs ?? [])];
+  const tracked = spawnLogged(process.execPath, [...nodeArgs, join(REPO_ROOT, 'dist', 'main.js')], {
     cwd: REPO_ROOT,
     env,
     logFile: options.logFile,

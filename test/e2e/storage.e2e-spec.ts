@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -9,7 +9,7 @@ import * as yauzl from 'yauzl';
 import { ZipFile } from 'yazl';
 import { loadConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
-import { ContentStore, InvalidContentKeyError, RangeNotSatisfiableError } from '../../src/platform/storage/content-store';
+import { ContentStore, InvalidContentKeyError, PrefixWriter, RangeNotSatisfiableError } from '../../src/platform/storage/content-store';
 import { LocalContentStore } from '../../src/platform/storage/local-content-store';
 import { S3ContentStore } from '../../src/platform/storage/s3-content-store';
 import { StorageModule } from '../../src/platform/storage/storage.module';
@@ -247,6 +247,48 @@ describe.each(['local', 's3'] as const)('%s content store', (kind) => {
     await expect(store.copyPrefix('', 'x')).rejects.toBeInstanceOf(InvalidContentKeyError);
   });
 
+  it('takes over an uploaded file with putFile (the local store moves it; the file is gone either way)', async () => {
+    const file = join(work, `upload-${kind}.bin`);
+    const data = randomBytes(300_000);
+    writeFileSync(file, data);
+    await store.putFile(`${base}/uploads/one`, file, { contentType: 'application/zip' });
+    expect(existsSync(file)).toBe(false);
+    expect(await readAll((await store.get(`${base}/uploads/one`))!.stream)).toEqual(data);
+    const local = await store.localFile(`${base}/uploads/one`, join(work, `download-${kind}.bin`));
+    expect(readFileSync(local!)).toEqual(data);
+    if (store instanceof LocalContentStore) expect(local!.startsWith(store.root)).toBe(true); // no copy
+    expect(await store.localFile(`${base}/uploads/none`, join(work, 'none.bin'))).toBeNull();
+    await store.deletePrefix(`${base}/uploads`);
+  });
+
+  it('writes a prefix with a PrefixWriter: concurrent writes, visible after commit, nothing left after abort', async () => {
+    const body = (text: string) => async (write: (chunk: Buffer) => Promise<void>) => {
+      const chunk = Buffer.from(text);
+      await write(chunk);
+      chunk.fill(0); // the writer may not keep the chunk after the write settled
+      await write(Buffer.from('!'));
+    };
+    const writer = await store.openPrefixWriter(`${base}/staged`);
+    await Promise.all([writer.write('a.txt', body('a')), writer.write('d/e/b.txt', body('b')), writer.write('d/c.txt', body('c'))]);
+    if (kind === 'local') expect(await keysUnder(store, `${base}/staged`)).toEqual([]); // staged until commit
+    await writer.commit();
+    expect(await keysUnder(store, `${base}/staged`)).toEqual([`${base}/staged/a.txt`, `${base}/staged/d/c.txt`, `${base}/staged/d/e/b.txt`]);
+    expect((await readAll((await store.get(`${base}/staged/d/e/b.txt`))!.stream)).toString()).toBe('b!');
+
+    // into a prefix that already has objects: merged; an aborted writer leaves the prefix as it was
+    const more = await store.openPrefixWriter(`${base}/staged`);
+    await more.write('d/new.txt', body('n'));
+    await more.commit();
+    expect(await keysUnder(store, `${base}/staged`)).toHaveLength(4);
+    const aborted = await store.openPrefixWriter(`${base}/staged`);
+    await aborted.write('gone.txt', body('g'));
+    await expect(aborted.write('bad.txt', () => Promise.reject(new Error('source failed')))).rejects.toThrow('source failed');
+    await aborted.abort();
+    expect(await keysUnder(store, `${base}/staged`)).toHaveLength(4);
+    if (store instanceof LocalContentStore) expect(readdirSync(join(store.root, '.lcds-tmp')).filter((n) => n.endsWith('.staging'))).toEqual([]);
+    await store.deletePrefix(`${base}/staged`);
+  });
+
   describe('zip extraction', () => {
     it('extracts a real SCORM 1.2 package byte-for-byte, reporting progress, and zips it back', async () => {
       const dest = `${base}/golf/v1`;
@@ -466,11 +508,18 @@ describe.each(['local', 's3'] as const)('%s content store', (kind) => {
 
       it('an abort signal', async () => {
         const controller = new AbortController();
-        let puts = 0;
+        let writes = 0;
         const cancelling: ContentStore = Object.assign(Object.create(store) as ContentStore, {
-          put: (key: string, body: Readable | Buffer) => {
-            if (++puts === 10) controller.abort(new Error('job cancelled'));
-            return store.put(key, body);
+          openPrefixWriter: async (prefix: string): Promise<PrefixWriter> => {
+            const writer = await store.openPrefixWriter(prefix);
+            return {
+              write: (path, produce) => {
+                if (++writes === 10) controller.abort(new Error('job cancelled'));
+                return writer.write(path, produce);
+              },
+              commit: () => writer.commit(),
+              abort: () => writer.abort(),
+            };
           },
         });
         const error = await extractZip(GOLF, cancelling, dest, { signal: controller.signal }).catch((e: unknown) => e);

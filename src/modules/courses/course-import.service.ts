@@ -1,6 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import type { UploadedFileInfo } from '../../platform/http/multipart.interceptor';
@@ -61,7 +60,8 @@ export class CourseImportService implements OnModuleInit {
       await this.precheck(appId, query);
       const jobId = randomUUID();
       const key = `uploads/${appId}/${jobId}`;
-      await this.store.put(key, createReadStream(file.path), { contentType: uploadedContentType ?? file.mimetype });
+      // Taken over by the store: moved into place on the local store (no copy).
+      await this.store.putFile(key, file.path, { contentType: uploadedContentType ?? file.mimetype });
       return this.enqueue(appId, jobId, query, { kind: 'upload', key, fileName: file.originalname || undefined, contentType: uploadedContentType ?? file.mimetype }, parseContentMetadata(contentMetadata));
     } finally {
       await unlink(file.path).catch(() => undefined);

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -85,13 +84,14 @@ export class CoursePackageImporter {
     if (source.kind === 'reference') {
       return { package: mediaPackage(job, source.url, source.contentType, true), sizeBytes: 0 };
     }
-    const file = join(workDir, 'package');
+    // The package as a local file: the uploaded object itself on the local store (no copy), else a download.
+    let file = join(workDir, 'package');
     let fileName: string;
     let contentType: string | undefined;
     if (source.kind === 'upload') {
-      const object = await this.store.get(source.key);
-      if (!object) throw new PackageError('The uploaded file is no longer available; upload it again');
-      await pipeline(object.stream, createWriteStream(file));
+      const local = await this.store.localFile(source.key, file);
+      if (!local) throw new PackageError('The uploaded file is no longer available; upload it again');
+      file = local;
       fileName = source.fileName ?? 'package';
       contentType = source.contentType;
     } else {

@@ -1,4 +1,8 @@
-import type { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { lookup } from 'mime-types';
 
 /**
@@ -46,8 +50,101 @@ export abstract class ContentStore {
   async exists(key: string): Promise<boolean> {
     return (await this.stat(key)) !== null;
   }
+
+  /**
+   * Stores the local file at `path` under `key` and takes it over: `path` is gone afterwards (also after a failure).
+   * The local store moves the file when it is on the same file system (no copy); others stream it.
+   */
+  async putFile(key: string, path: string, options?: PutOptions): Promise<void> {
+    try {
+      await this.put(key, createReadStream(path), options);
+    } finally {
+      await unlink(path).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A local file holding the object, for reading it at random (a zip): the object's own file in the local store,
+   * else a download to `downloadTo`. Null when there is no such key. The file must only be read.
+   */
+  async localFile(key: string, downloadTo: string): Promise<string | null> {
+    const object = await this.get(key);
+    if (!object) return null;
+    await pipeline(object.stream, createWriteStream(downloadTo));
+    return downloadTo;
+  }
+
+  /**
+   * Writes many new objects under a folder prefix (a package being extracted). Writes may run concurrently; the
+   * objects are visible at the latest after `commit()`; `abort()` removes what the writer wrote (only that, when
+   * the prefix already held objects). The local store writes them into a hidden staging folder and renames it
+   * into place on commit; other stores put each object as it comes.
+   */
+  async openPrefixWriter(prefix: string): Promise<PrefixWriter> {
+    const folder = normalizePrefix(prefix);
+    return new StreamingPrefixWriter(this, folder, await this.isEmptyPrefix(folder));
+  }
+
+  protected async isEmptyPrefix(prefix: string): Promise<boolean> {
+    for await (const _item of this.list(prefix)) return false;
+    return true;
+  }
 }
 
+/** See ContentStore.openPrefixWriter. */
+export interface PrefixWriter {
+  /**
+   * Writes the object `prefix + path` (a new key). `produce` calls `write` with each chunk in order and awaits it;
+   * the chunk's memory may be reused once that promise settles. A failure of `produce` fails the write.
+   */
+  write(path: string, produce: (write: (chunk: Buffer) => Promise<void>) => Promise<void>): Promise<void>;
+  commit(): Promise<void>;
+  /** Best effort, never throws. */
+  abort(): Promise<void>;
+}
+
+/** The generic writer: one `put` per object, streamed; abort deletes what was written. */
+class StreamingPrefixWriter implements PrefixWriter {
+  private readonly written: string[] = [];
+
+  constructor(
+    private readonly store: ContentStore,
+    private readonly prefix: string,
+    private readonly prefixWasEmpty: boolean,
+  ) {}
+
+  async write(path: string, produce: (write: (chunk: Buffer) => Promise<void>) => Promise<void>): Promise<void> {
+    const key = assertValidKey(this.prefix + path);
+    this.written.push(key);
+    const body = new PassThrough({ highWaterMark: 1024 * 1024 });
+    const putting = this.store.put(key, body);
+    // Observed here; awaited below. A failed put destroys the body, which ends any wait for 'drain'.
+    putting.catch(() => undefined);
+    try {
+      await produce(async (chunk) => {
+        if (body.destroyed) throw new Error(`writing ${key} stopped`);
+        if (!body.write(Buffer.from(chunk))) await Promise.race([once(body, 'drain'), putting]);
+      });
+      body.end();
+    } catch (error) {
+      body.destroy();
+      await putting.catch(() => undefined);
+      throw error;
+    }
+    await putting;
+  }
+
+  async commit(): Promise<void> {}
+
+  async abort(): Promise<void> {
+    try {
+      if (this.prefixWasEmpty) await this.store.deletePrefix(this.prefix);
+      else for (const key of this.written) await this.store.delete(key);
+    } catch {
+      // Best effort: callers delete a failed import's prefix too; the original error matters more.
+    }
+  }
+}
 export interface PutOptions {
   contentType?: string;
 }

@@ -18,6 +18,7 @@ import {
   contentTypeFor,
   InvalidContentKeyError,
   normalizePrefix,
+  PrefixWriter,
   PutOptions,
 } from './content-store';
 
@@ -64,6 +65,36 @@ export class LocalContentStore extends ContentStore implements OnModuleInit {
       await rm(temp, { force: true });
       throw error;
     }
+  }
+
+  /** Moves the file into place when it is on this file system (one rename, no copy). */
+  override async putFile(key: string, path: string, options?: PutOptions): Promise<void> {
+    const target = this.pathOf(key);
+    try {
+      await this.moveInto(path, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') {
+        await rm(path, { force: true });
+        throw error;
+      }
+      await super.putFile(key, path, options);
+    }
+  }
+
+  override async localFile(key: string): Promise<string | null> {
+    const path = this.pathOf(key);
+    const info = await stat(path).catch(() => null);
+    return info?.isFile() ? path : null;
+  }
+
+  /** Writes straight into a staging folder (no temporary file and rename per object); commit renames the folder. */
+  override async openPrefixWriter(prefix: string): Promise<PrefixWriter> {
+    const folder = normalizePrefix(prefix);
+    const target = this.pathOf(folder.slice(0, -1));
+    await this.ensureTempDir();
+    const staging = join(this.tempDir, `${randomUUID()}.staging`);
+    await mkdir(staging);
+    return new StagedPrefixWriter(staging, target, (relative) => this.pathOf(folder + relative), (from, to) => this.moveInto(from, to));
   }
 
   async get(key: string, range?: ByteRange): Promise<ContentObject | null> {
@@ -190,7 +221,7 @@ export class LocalContentStore extends ContentStore implements OnModuleInit {
     return this.tempDirReady;
   }
 
-  /** Renames a finished temporary file over `target`, creating folders; retries when a concurrent prune removed one. */
+  /** Renames a finished temporary file (or folder) to `target`, creating folders; retries when a concurrent prune removed one. */
   private async moveInto(temp: string, target: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -232,6 +263,71 @@ export class LocalContentStore extends ContentStore implements OnModuleInit {
         if (info?.isFile()) yield { key: keyPrefix + entry.name, size: info.size, modified: new Date(info.mtimeMs) };
       }
     }
+  }
+}
+
+/**
+ * Objects written with exclusive create into `staging` (folders made once each); on commit the folder is renamed
+ * to the prefix's folder, or, when that already exists, its files are moved in one by one.
+ */
+class StagedPrefixWriter implements PrefixWriter {
+  private readonly folders = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly staging: string,
+    private readonly target: string,
+    /** Validates the key of a relative path (throws InvalidContentKeyError). */
+    private readonly validate: (relative: string) => string,
+    private readonly moveInto: (from: string, to: string) => Promise<void>,
+  ) {}
+
+  async write(path: string, produce: (write: (chunk: Buffer) => Promise<void>) => Promise<void>): Promise<void> {
+    this.validate(path);
+    const file = join(this.staging, ...path.split('/'));
+    await this.folder(dirname(file));
+    const handle = await open(file, 'wx');
+    try {
+      await produce(async (chunk) => {
+        for (let offset = 0; offset < chunk.length; ) offset += (await handle.write(chunk, offset, chunk.length - offset)).bytesWritten;
+      });
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async commit(): Promise<void> {
+    try {
+      await this.moveInto(this.staging, this.target);
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    }
+    for await (const file of walkFiles(this.staging)) await this.moveInto(join(this.staging, file), join(this.target, file));
+    await rm(this.staging, { recursive: true, force: true });
+  }
+
+  async abort(): Promise<void> {
+    await rm(this.staging, { recursive: true, force: true }).catch(() => undefined);
+  }
+
+  private folder(path: string): Promise<unknown> {
+    if (path === this.staging) return Promise.resolve();
+    let made = this.folders.get(path);
+    if (!made) {
+      made = mkdir(path, { recursive: true });
+      this.folders.set(path, made);
+    }
+    return made;
+  }
+}
+
+/** Relative paths of the files under a folder. */
+async function* walkFiles(root: string, relative = ''): AsyncGenerator<string> {
+  for await (const entry of await opendir(join(root, relative), { bufferSize: 64 })) {
+    const path = relative === '' ? entry.name : join(relative, entry.name);
+    if (entry.isDirectory()) yield* walkFiles(root, path);
+    else if (entry.isFile()) yield path;
   }
 }
 

@@ -1,5 +1,6 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import * as zlib from 'node:zlib';
 import * as yauzl from 'yauzl';
 import { ContentStore, MAX_KEY_BYTES, normalizePrefix, segmentProblem } from './content-store';
@@ -50,6 +51,12 @@ const DEFAULTS = {
 };
 const PROGRESS_EVERY_BYTES = 8 * 1024 * 1024;
 const PROGRESS_EVERY_MS = 500;
+/** Bytes read from the zip at a time (per entry being extracted). */
+const READ_CHUNK_BYTES = 1024 * 1024;
+/** zlib output chunks: each is a new buffer, kept whole by the slice written, so not much larger than a small text file. */
+const INFLATE_CHUNK_BYTES = 64 * 1024;
+/** Entries extracted at once. */
+const ENTRY_CONCURRENCY = 4;
 /** Smallest local file header: entries whose data ranges come closer than this overlap (a zip-bomb technique). */
 const LOCAL_HEADER_MIN_BYTES = 30;
 
@@ -84,6 +91,8 @@ interface PlannedFile {
   name: string;
   /** Normalised relative path. */
   path: string;
+  /** Offset the entry's data must end by: the next entry's local header, or the end of the zip file. */
+  dataLimit: number;
 }
 
 /**
@@ -121,10 +130,7 @@ export async function extractZip(
     const plan = planExtraction(entries, zip.fileSize, prefix, limits);
     const bytesTotal = plan.reduce((sum, file) => sum + file.entry.uncompressedSize, 0);
 
-    // Clean-up strategy: a prefix that was empty is simply deleted; otherwise only the keys written here are.
-    const prefixWasEmpty = await isEmptyPrefix(store, prefix);
-    const written: string[] = [];
-    const files: ExtractZipResult['files'] = [];
+    const files = new Array<ExtractZipResult['files'][number]>(plan.length);
     let bytesDone = 0;
     let lastBytes = 0;
     let lastTime = Date.now();
@@ -138,26 +144,48 @@ export async function extractZip(
       }
     };
     report(true);
+    const data = await open(zipPath, 'r');
+    const writer = await store.openPrefixWriter(prefix);
     try {
-      for (const file of plan) {
-        options.signal?.throwIfAborted();
-        const key = prefix + file.path;
-        written.push(key);
-        const size = await extractEntry(zip, file, store, key, {
-          limits,
-          totalSoFar: bytesDone,
-          onBytes: (n) => {
-            bytesDone += n;
-            report(false);
-          },
-          signal: options.signal,
-        });
-        files.push({ path: file.path, size });
-        report(false);
-      }
+      const context: EntryContext = {
+        data,
+        limits,
+        onBytes: (n) => {
+          bytesDone += n;
+          if (bytesDone > limits.maxTotalBytes) throw new ZipRejectedError(`The package is more than ${formatBytes(limits.maxTotalBytes)} uncompressed (the limit).`);
+          report(false);
+        },
+        signal: options.signal,
+      };
+      // A few entries at a time: the file system work of one (open, close, small writes) overlaps the others'.
+      let next = 0;
+      let failure: { error: unknown } | null = null;
+      const worker = async () => {
+        const buffer = Buffer.allocUnsafeSlow(READ_CHUNK_BYTES);
+        while (!failure && next < plan.length) {
+          const index = next++;
+          const file = plan[index];
+          try {
+            options.signal?.throwIfAborted();
+            let size = 0;
+            await writer.write(file.path, async (write) => {
+              size = await extractEntry(file, buffer, context, write);
+            });
+            files[index] = { path: file.path, size };
+          } catch (error) {
+            failure ??= { error };
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(ENTRY_CONCURRENCY, plan.length) }, worker));
+      if (failure) throw (failure as { error: unknown }).error;
+      options.signal?.throwIfAborted();
+      await writer.commit();
     } catch (error) {
-      await removeWritten(store, prefix, prefixWasEmpty, written);
+      await writer.abort();
       throw error;
+    } finally {
+      await data.close();
     }
     report(true);
     return { files, totalBytes: bytesDone };
@@ -281,7 +309,7 @@ function planExtraction(
       if (!folders.has(folder)) folders.set(folder, name);
     }
     filesByNormalName.set(normal, name);
-    plan.push({ entry, name, path });
+    plan.push({ entry, name, path, dataLimit: zipSize });
   }
 
   // Overlapping entries (several names sharing one compressed stream) are a known zip-bomb technique.
@@ -290,6 +318,7 @@ function planExtraction(
     const { entry, name } = byOffset[i];
     const end = entry.relativeOffsetOfLocalHeader + LOCAL_HEADER_MIN_BYTES + entry.compressedSize;
     const next = byOffset[i + 1];
+    if (next) byOffset[i].dataLimit = next.entry.relativeOffsetOfLocalHeader;
     if (end > zipSize || (next && end > next.entry.relativeOffsetOfLocalHeader)) {
       throw new ZipRejectedError(
         next && end <= zipSize
@@ -349,87 +378,91 @@ function checkEntryPath(name: string, shown: string): string[] {
 }
 
 interface EntryContext {
+  /** The zip file, for reading entry data. */
+  data: FileHandle;
   limits: { maxTotalBytes: number; maxEntryBytes: number; maxCompressionRatio: number; ratioCheckMinBytes: number };
-  totalSoFar: number;
   onBytes: (n: number) => void;
   signal?: AbortSignal;
 }
 
-/** Streams one entry into the store, enforcing the limits on the bytes actually produced. Returns its size. */
-async function extractEntry(zip: yauzl.ZipFile, file: PlannedFile, store: ContentStore, key: string, context: EntryContext): Promise<number> {
+/**
+ * Reads one entry's data from the zip (through `buffer`, reused) and hands the content to `write`, enforcing the
+ * limits on the bytes actually produced. Returns its size.
+ */
+async function extractEntry(file: PlannedFile, buffer: Buffer, context: EntryContext, write: (chunk: Buffer) => Promise<void>): Promise<number> {
   const { entry, name } = file;
   const shown = JSON.stringify(name);
-  let source: Readable;
-  try {
-    source = await zip.openReadStreamPromise(entry);
-  } catch (error) {
-    throw damagedZip(error, name);
-  }
   const { limits } = context;
-  let rejection: ZipRejectedError | null = null;
-  const reject = (error: ZipRejectedError) => {
-    rejection = error;
-    return error;
-  };
+  const start = await dataStart(context.data, file);
   let produced = 0;
   let crc = 0;
-  const body = Readable.from(
-    (async function* () {
-      try {
-        for await (const chunk of source as AsyncIterable<Buffer>) {
-          produced += chunk.length;
-          // Headers can lie: stop as soon as the data outgrows what was declared (and checked against the limits).
-          if (produced > entry.uncompressedSize) {
-            throw reject(damaged(name, `it holds more data than its header declares (${entry.uncompressedSize} bytes)`));
-          }
-          if (produced > limits.maxEntryBytes) {
-            throw reject(new ZipRejectedError(`The zip entry ${shown} is larger than ${formatBytes(limits.maxEntryBytes)} uncompressed, the limit for one file.`, name));
-          }
-          if (context.totalSoFar + produced > limits.maxTotalBytes) {
-            throw reject(new ZipRejectedError(`The package is more than ${formatBytes(limits.maxTotalBytes)} uncompressed (the limit); reached at entry ${shown}.`, name));
-          }
-          if (produced >= limits.ratioCheckMinBytes && produced / Math.max(entry.compressedSize, 1) > limits.maxCompressionRatio) {
-            throw reject(
-              new ZipRejectedError(`The zip entry ${shown} expands more than ${limits.maxCompressionRatio}:1, which is refused as a likely zip bomb.`, name),
-            );
-          }
-          context.signal?.throwIfAborted();
-          crc = crc32(chunk, crc);
-          context.onBytes(chunk.length);
-          yield chunk;
+  const accept = async (chunk: Buffer) => {
+    produced += chunk.length;
+    // Headers can lie: stop as soon as the data outgrows what was declared (and checked against the limits).
+    if (produced > entry.uncompressedSize) throw damaged(name, `it holds more data than its header declares (${entry.uncompressedSize} bytes)`);
+    if (produced > limits.maxEntryBytes) {
+      throw new ZipRejectedError(`The zip entry ${shown} is larger than ${formatBytes(limits.maxEntryBytes)} uncompressed, the limit for one file.`, name);
+    }
+    if (produced >= limits.ratioCheckMinBytes && produced / Math.max(entry.compressedSize, 1) > limits.maxCompressionRatio) {
+      throw new ZipRejectedError(`The zip entry ${shown} expands more than ${limits.maxCompressionRatio}:1, which is refused as a likely zip bomb.`, name);
+    }
+    context.signal?.throwIfAborted();
+    crc = crc32(chunk, crc);
+    context.onBytes(chunk.length);
+    await write(chunk);
+  };
+
+  if (entry.compressionMethod === 0) {
+    for await (const chunk of readRange(context.data, name, start, entry.compressedSize, buffer)) await accept(chunk);
+  } else {
+    // Deflate: compressed chunks are copied out of the shared buffer, since the inflater keeps them for a while.
+    const inflater = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES });
+    const compressed = Readable.from(
+      (async function* () {
+        for await (const chunk of readRange(context.data, name, start, entry.compressedSize, buffer)) yield Buffer.from(chunk);
+      })(),
+    );
+    const stopped: { error?: Error } = {}; // what stopped the pipeline (which itself reports an AbortError then)
+    try {
+      await pipeline(compressed, inflater, async (inflated: AsyncIterable<Buffer>) => {
+        try {
+          for await (const chunk of inflated) await accept(chunk);
+        } catch (error) {
+          stopped.error = error as Error;
+          throw error;
         }
-      } catch (error) {
-        if (error instanceof ZipRejectedError || context.signal?.aborted) throw error;
-        throw reject(damagedZip(error, name)); // inflate error, truncated data, size mismatch, …
-      } finally {
-        source.destroy();
-      }
-      if (produced !== entry.uncompressedSize) throw reject(damaged(name, `it holds ${produced} bytes, not the ${entry.uncompressedSize} its header declares`));
-      if (crc !== entry.crc32) throw reject(damaged(name, 'its checksum (CRC-32) does not match its contents'));
-    })(),
-    { objectMode: false },
-  );
-  try {
-    await store.put(key, body);
-  } catch (error) {
-    if (!body.destroyed) body.destroy();
-    throw rejection ?? error;
+      });
+    } catch (error) {
+      if (stopped.error) throw stopped.error;
+      if (error instanceof ZipRejectedError || context.signal?.aborted) throw error;
+      throw damagedZip(error, name); // inflate error, truncated data, …
+    }
   }
-  if (rejection) throw rejection as ZipRejectedError;
+  if (produced !== entry.uncompressedSize) throw damaged(name, `it holds ${produced} bytes, not the ${entry.uncompressedSize} its header declares`);
+  if (crc !== entry.crc32) throw damaged(name, 'its checksum (CRC-32) does not match its contents');
   return produced;
 }
 
-async function isEmptyPrefix(store: ContentStore, prefix: string): Promise<boolean> {
-  for await (const _item of store.list(prefix)) return false;
-  return true;
+/** Where the entry's data starts: after its local header, whose name and extra field lengths may differ from the central directory's. */
+async function dataStart(data: FileHandle, file: PlannedFile): Promise<number> {
+  const header = Buffer.alloc(LOCAL_HEADER_MIN_BYTES);
+  const offset = file.entry.relativeOffsetOfLocalHeader;
+  const { bytesRead } = await data.read(header, 0, LOCAL_HEADER_MIN_BYTES, offset);
+  if (bytesRead < LOCAL_HEADER_MIN_BYTES || header.readUInt32LE(0) !== 0x04034b50) throw damaged(file.name, 'its local header is missing');
+  const start = offset + LOCAL_HEADER_MIN_BYTES + header.readUInt16LE(26) + header.readUInt16LE(28);
+  if (start + file.entry.compressedSize > file.dataLimit) {
+    throw damaged(file.name, 'its data runs into the next entry or past the end of the file');
+  }
+  return start;
 }
 
-async function removeWritten(store: ContentStore, prefix: string, prefixWasEmpty: boolean, written: string[]): Promise<void> {
-  try {
-    if (prefixWasEmpty) await store.deletePrefix(prefix);
-    else for (const key of written) await store.delete(key);
-  } catch {
-    // Best effort: the caller deletes the prefix of a failed import too; the original error matters more.
+/** The bytes [start, start + length) of the file, read into `buffer` (each chunk is only valid until the next). */
+async function* readRange(data: FileHandle, name: string, start: number, length: number, buffer: Buffer): AsyncGenerator<Buffer> {
+  for (let position = start, end = start + length; position < end; ) {
+    const { bytesRead } = await data.read(buffer, 0, Math.min(buffer.length, end - position), position);
+    if (bytesRead === 0) throw damaged(name, 'the zip file ends before its data does');
+    position += bytesRead;
+    yield buffer.subarray(0, bytesRead);
   }
 }
 
