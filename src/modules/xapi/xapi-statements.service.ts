@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
+import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
+import { AttachmentContent, attachmentsOf } from './lrs/attachments';
 import { agentKey, contentHash, idsFormat, indexKey, Json, objectActivityId, objectAgentKey, relatedKeys } from './lrs/statement-keys';
 import { isUuid, StatementRuleError, validateStatement, VOIDED_VERB } from './lrs/statement-rules';
 
@@ -58,6 +60,8 @@ export interface StatementPage {
 export interface StoreOptions {
   /** The xAPI credential storing them, for credentials that may read only their own statements. */
   credentialId?: string | null;
+  /** Contents of attachments sent as multipart/mixed parts, stored with the statements. */
+  attachments?: AttachmentContent[];
   /** The version the client speaks (X-Experience-API-Version); statements without one get `1.0.0` (`2.0.0` for 2.0 clients). */
   version?: string;
 }
@@ -113,6 +117,9 @@ export class XapiStatementsService {
       await this.checkVoiding(m, appId, fresh);
       const stored = new Date();
       for (const s of fresh) await this.insert(m, appId, s, authority, stored, defaultVersion, options.credentialId ?? null);
+      for (const a of options.attachments ?? []) {
+        if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
+      }
       return out;
     });
   }
@@ -160,15 +167,36 @@ export class XapiStatementsService {
     return { statements: rows.map((r) => this.render(r, state.format)), more: token };
   }
 
-  /** When the LRS last stored anything (for X-Experience-API-Consistent-Through): now, as every write is committed before it answers. */
-  consistentThrough(): Date {
-    return new Date();
+  /**
+   * The Activity object of the Activities resource: the definitions of every statement whose object is this activity,
+   * merged oldest to newest (language maps merged, other properties the latest wins).
+   */
+  async activity(appId: string, activityId: string): Promise<Json> {
+    const rows = await this.statements.find({ where: { appId, activityId: indexKey(activityId) }, select: { statement: true }, order: { seq: 'DESC' }, take: 200 });
+    let definition: Record<string, Json> | undefined;
+    for (const row of rows.reverse()) {
+      const d = JSON.parse(row.statement).object?.definition;
+      if (d === undefined || d === null || typeof d !== 'object') continue;
+      const merged: Record<string, Json> = { ...(definition ?? {}), ...d };
+      for (const map of ['name', 'description']) if (definition?.[map] && d[map]) merged[map] = { ...definition[map], ...d[map] };
+      definition = merged;
+    }
+    return { objectType: 'Activity', id: activityId, ...(definition !== undefined ? { definition } : {}) };
+  }
+
+  /** The stored contents of the attachments of statements (attachments=true), those sent as parts. */
+  async attachmentContents(appId: string, statements: Json[]): Promise<AttachmentContent[]> {
+    const sha2s = [...new Set(attachmentsOf(statements).map((a) => String(a.sha2).toLowerCase()))];
+    if (sha2s.length === 0) return [];
+    const rows = await this.dataSource.manager.find(XapiAttachmentEntity, { where: { appId, sha2: In(sha2s) } });
+    return rows.map((r) => ({ sha2: r.sha2, contentType: r.contentType, content: Buffer.from(r.content) }));
   }
 
   /** Everything of an application (application deletion). */
   async purgeApplication(appId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       await m.delete(XapiStatementLinkEntity, { appId });
+      await m.delete(XapiAttachmentEntity, { appId });
       await m.delete(XapiStatementEntity, { appId });
     });
   }

@@ -1,0 +1,48 @@
+import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableIndex } from 'typeorm';
+import { ColumnKit } from '../column-kit';
+
+/**
+ * The LRS's document resources (State, Activity Profile, Agent Profile) and the content of statement attachments.
+ * Both are kept in the database: documents are small and change under ETag concurrency, which a single row update
+ * does atomically; attachment parts arrive in the same request as their statements and are stored in the same
+ * transaction, so a statement never exists without its attachment (and nothing is left behind by a failed batch).
+ */
+export class LrsDocuments1764700000000 implements MigrationInterface {
+  name = 'LrsDocuments1764700000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    const c = new ColumnKit(queryRunner);
+    const mysql = queryRunner.connection.driver.options.type === 'mysql';
+    const blob = (name: string): TableColumnOptions => ({ name, type: mysql ? 'longblob' : 'blob', isNullable: false });
+
+    await queryRunner.createTable(
+      new Table({
+        name: 'xapi_document',
+        columns: [
+          c.id('app_id', { isPrimary: true }),
+          c.string('kind', 8, { isPrimary: true }),
+          c.string('scope', 64, { isPrimary: true }),
+          c.id('doc_key', { isPrimary: true }),
+          c.text('doc_id', { isNullable: false }),
+          blob('content'),
+          c.string('content_type', 255),
+          c.string('etag', 64),
+          c.datetime('updated'),
+        ],
+        indices: [new TableIndex({ name: 'ix_xapi_document_updated', columnNames: ['app_id', 'kind', 'scope', 'updated'] })],
+      }),
+    );
+
+    await queryRunner.createTable(
+      new Table({
+        name: 'xapi_attachment',
+        columns: [c.id('app_id', { isPrimary: true }), c.string('sha2', 128, { isPrimary: true }), c.string('content_type', 255), blob('content')],
+      }),
+    );
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropTable('xapi_attachment');
+    await queryRunner.dropTable('xapi_document');
+  }
+}
