@@ -265,8 +265,8 @@ describe('LRS: statements resource', () => {
     const idsFormat = await lrsCall(`/statements?statementId=${a}&format=ids`, { auth: creds.root });
     expect(idsFormat.body.actor).toEqual({ objectType: 'Agent', account: bob.account });
     expect(idsFormat.body.verb).toEqual({ id: 'http://example.com/verbs/filter' });
-    expect(idsFormat.body.object).toEqual({ objectType: 'Activity', id: 'http://example.com/activities/golf' });
-    expect(idsFormat.body.context.contextActivities.parent).toEqual([{ objectType: 'Activity', id: 'http://example.com/courses/c1' }]);
+    expect(idsFormat.body.object).toEqual({ id: 'http://example.com/activities/golf' });
+    expect(idsFormat.body.context.contextActivities.parent).toEqual([{ id: 'http://example.com/courses/c1' }]);
     const exact = await lrsCall(`/statements?statementId=${a}&format=exact`, { auth: creds.root });
     expect(exact.body.actor.name).toBe('Bob');
     // contextActivities come back as arrays even when a single activity was sent.
@@ -280,6 +280,24 @@ describe('LRS: statements resource', () => {
       expect({ bad, status: (await lrsCall(`/statements?${bad}`, { auth: creds.root })).status }).toEqual({ bad, status: 400 });
     }
     expect((await lrsCall('/statements?attachments=maybe', { auth: creds.root })).status).toBe(400);
+  });
+
+  it('reduces language maps to the Accept-Language choice with format=canonical', async () => {
+    const id = randomUUID();
+    const multilingual = statement({
+      id,
+      verb: { id: 'http://adlnet.gov/expapi/verbs/attended', display: { 'en-US': 'attended', 'fr-FR': 'a assisté', 'de-DE': 'besuchte' } },
+      object: { id: 'http://example.com/activities/meeting', definition: { name: { 'en-US': 'meeting', 'fr-FR': 'réunion' }, description: { 'en-US': 'a meeting', 'fr-FR': 'une réunion' } } },
+    });
+    expect((await lrsCall('/statements', { method: 'POST', auth: creds.root, json: multilingual })).status).toBe(200);
+    const fr = await lrsCall(`/statements?statementId=${id}&format=canonical`, { auth: creds.root, headers: { 'accept-language': 'fr;q=0.9, ja' } });
+    expect(fr.body.verb.display).toEqual({ 'fr-FR': 'a assisté' });
+    expect(fr.body.object.definition).toEqual({ name: { 'fr-FR': 'réunion' }, description: { 'fr-FR': 'une réunion' } });
+    expect(fr.body.actor).toEqual(multilingual.actor);
+    const fallback = await lrsCall(`/statements?verb=${encodeURIComponent('http://adlnet.gov/expapi/verbs/attended')}&format=canonical`, { auth: creds.root });
+    expect(fallback.body.statements[0].verb.display).toEqual({ 'en-US': 'attended' });
+    const exact = await lrsCall(`/statements?statementId=${id}`, { auth: creds.root, headers: { 'accept-language': 'fr' } });
+    expect(Object.keys(exact.body.verb.display)).toHaveLength(3);
   });
 
   it('pages with limit and a relative more URL that carries the filters', async () => {

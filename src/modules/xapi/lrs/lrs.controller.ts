@@ -9,7 +9,7 @@ import { StatementFilters, XapiStatementsService } from '../xapi-statements.serv
 import { AttachmentContent, buildMultipart, matchAttachments, parseMultipart } from './attachments';
 import { LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, boolParam, contentType, dateParam, JSON_CONTENT, LrsRequest, queryParams, rawBody } from './lrs-request';
-import type { Json } from './statement-keys';
+import { canonicalFormat, Json } from './statement-keys';
 
 const QUERY_PARAMS = [
   'statementId',
@@ -118,6 +118,12 @@ export class LrsController {
       result = { statements, more: page.more ? `/lrs/${encodeURIComponent(p.appId)}/statements?more=${encodeURIComponent(page.more)}` : '' };
       const stored = statements.map((s: { stored?: unknown }) => Date.parse(String(s.stored))).filter((t) => !Number.isNaN(t));
       lastModified = new Date(stored.length > 0 ? Math.max(...stored) : Date.now());
+    }
+    if (format === 'canonical') {
+      const language = req.headers['accept-language'];
+      statements = statements.map((st): unknown => canonicalFormat(st, language));
+      if (Array.isArray((result as { statements?: unknown }).statements)) (result as { statements: Json[] }).statements = statements;
+      else result = statements[0] as unknown;
     }
     res.setHeader('Last-Modified', lastModified.toUTCString());
     if (!withAttachments) {
