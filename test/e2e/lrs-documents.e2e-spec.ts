@@ -129,6 +129,17 @@ describe('LRS: document resources', () => {
     expect((await lrsCall(`${path}?${q(scope)}`, { method: 'DELETE' })).status).toBe(400);
   });
 
+  it('lets exactly one of many concurrent creations of a document win, and stores a statement sent twice at once once', async () => {
+    const doc = `/agents/profile?${q({ agent: ann, profileId: 'race' })}`;
+    const results = await Promise.all(Array.from({ length: 8 }, (_v, i) => lrsCall(doc, { method: 'PUT', json: { i }, headers: { 'if-none-match': '*' } })));
+    expect(results.map((r) => r.status).sort()).toEqual([204, 412, 412, 412, 412, 412, 412, 412]);
+    const id = '5f0c1c2e-7d3a-4c55-9d1e-2b6f2a9c0d11';
+    const sameStatement = { id, actor: ann, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: activityId } };
+    const posts = await Promise.all(Array.from({ length: 6 }, () => lrsCall('/statements', { method: 'POST', json: sameStatement })));
+    expect(posts.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect((await lrsCall(`/statements?statementId=${id}`)).status).toBe(200);
+  });
+
   it('puts State documents under the 409 rule from xAPI 2.0 on', async () => {
     const doc = `/activities/state?${q({ activityId, agent: ann, stateId: 'v2' })}`;
     expect((await lrsCall(doc, { method: 'PUT', json: { a: 1 }, version: '2.0.0' })).status).toBe(204);

@@ -5,6 +5,7 @@ import { DataSource, MoreThan } from 'typeorm';
 import { ConflictError, DomainError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { XapiDocumentEntity, XapiDocumentKind } from './entities/xapi-document.entity';
 import { indexKey } from './lrs/statement-keys';
+import { onceMoreIfRaced } from './unique-violation';
 
 /** 412: an If-Match / If-None-Match precondition of a document request does not hold. */
 export class PreconditionFailedError extends DomainError {
@@ -63,7 +64,7 @@ export class XapiDocumentsService {
    * 'ifExists' (the 409 only) or 'never'.
    */
   async write(appId: string, scope: DocumentScope, id: string, doc: { content: Buffer; contentType: string }, opts: { merge: boolean; preconditions: Preconditions; requirePrecondition: 'always' | 'ifExists' | 'never' }): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
+    await onceMoreIfRaced(() => this.dataSource.transaction(async (m) => {
       const where = this.where(appId, scope, id);
       const existing = await m.findOneBy(XapiDocumentEntity, where);
       checkPreconditions(existing, opts.preconditions);
@@ -83,7 +84,7 @@ export class XapiDocumentsService {
       const row = { ...where, docId: id, content, contentType, etag: sha1(content), updated: new Date() };
       if (existing) await m.update(XapiDocumentEntity, where, row);
       else await m.insert(XapiDocumentEntity, row);
-    });
+    }));
   }
 
   async delete(appId: string, scope: DocumentScope, id: string, preconditions: Preconditions): Promise<void> {

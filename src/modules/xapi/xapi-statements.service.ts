@@ -9,6 +9,7 @@ import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-st
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
 import { agentKey, contentHash, idsFormat, indexKey, Json, objectActivityId, objectAgentKey, relatedKeys } from './lrs/statement-keys';
 import { isUuid, StatementRuleError, validateStatement, VOIDED_VERB } from './lrs/statement-rules';
+import { onceMoreIfRaced } from './unique-violation';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return -- statements are free-form JSON; statement-rules.ts checks their shape */
 
@@ -97,13 +98,16 @@ export class XapiStatementsService {
       seen.add(s.id);
     }
     const defaultVersion = options.version?.startsWith('2.') ? '2.0.0' : '1.0.0';
-    return this.dataSource.transaction(async (m) => {
-      const ids = checked.filter((s) => s.id !== undefined).map((s) => s.id as string);
+    // Two requests storing the same id at once: the loser's second run finds it stored (same content: nothing to do).
+    return onceMoreIfRaced(() => this.dataSource.transaction(async (m) => {
+      // insert() completes the statements (stored, timestamp, …): a second run starts again from what was sent.
+      const batch = checked.map((s) => structuredClone(s));
+      const ids = batch.filter((s) => s.id !== undefined).map((s) => s.id as string);
       const existing = ids.length > 0 ? await m.find(XapiStatementEntity, { where: { appId, id: In(ids) }, select: { id: true, contentHash: true } }) : [];
       const existingHash = new Map(existing.map((e) => [e.id, e.contentHash]));
       const out: string[] = [];
       const fresh: Array<Record<string, Json>> = [];
-      for (const s of checked) {
+      for (const s of batch) {
         s.id ??= randomUUID();
         out.push(s.id);
         const hash = contentHash(s);
@@ -121,7 +125,7 @@ export class XapiStatementsService {
         if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
       }
       return out;
-    });
+    }));
   }
 
   /** A statement by id; voided ones only with `voided: true`, non-voided ones only without it. */
