@@ -213,7 +213,8 @@ describe('LRS: statements resource', () => {
     expect(voided.body.id).toBe(target);
     expect((await lrsCall(`/statements?voidedStatementId=${voiding.body[0]}`, { auth: creds.root })).status).toBe(404);
     const byVerb = await lrsCall(`/statements?verb=${encodeURIComponent('http://example.com/verbs/to-void')}`, { auth: creds.root });
-    expect(byVerb.body.statements).toEqual([]);
+    // The target is gone; the voiding statement, whose StatementRef targets a statement of that verb, is returned.
+    expect(byVerb.body.statements.map((x: any) => x.id)).toEqual([voiding.body[0]]);
     // The voiding statement itself is returned by queries.
     const voidings = await lrsCall(`/statements?verb=${encodeURIComponent(VOIDED)}`, { auth: creds.root });
     expect(voidings.body.statements.map((x: any) => x.id)).toContain(voiding.body[0]);
@@ -280,6 +281,25 @@ describe('LRS: statements resource', () => {
       expect({ bad, status: (await lrsCall(`/statements?${bad}`, { auth: creds.root })).status }).toEqual({ bad, status: 400 });
     }
     expect((await lrsCall('/statements?attachments=maybe', { auth: creds.root })).status).toBe(400);
+  });
+
+  it('returns statements whose StatementRef targets a statement meeting the filters, even a voided one', async () => {
+    const verb = { id: `http://example.com/verbs/ref-${randomUUID()}` };
+    const target = randomUUID();
+    const voiding = randomUUID();
+    const referring = randomUUID();
+    expect((await lrsCall('/statements', { method: 'POST', auth: creds.root, json: statement({ id: target, verb }) })).status).toBe(200);
+    expect((await lrsCall('/statements', { method: 'POST', auth: creds.root, json: statement({ id: voiding, verb: { id: VOIDED }, object: { objectType: 'StatementRef', id: target } }) })).status).toBe(200);
+    const other = { id: 'http://example.com/verbs/commented' };
+    expect((await lrsCall('/statements', { method: 'POST', auth: creds.root, json: statement({ id: referring, verb: other, object: { objectType: 'StatementRef', id: target } }) })).status).toBe(200);
+    const byVerb = await lrsCall(`/statements?verb=${encodeURIComponent(verb.id)}`, { auth: creds.root });
+    expect(byVerb.body.statements.map((x: any) => x.id).sort()).toEqual([voiding, referring].sort());
+    // Paging walks the merged list in order, once each.
+    const first = await lrsCall(`/statements?verb=${encodeURIComponent(verb.id)}&limit=1&ascending=true`, { auth: creds.root });
+    expect(first.body.statements.map((x: any) => x.id)).toEqual([voiding]);
+    const second = await call(`${s.baseUrl}${first.body.more}`, { auth: creds.root, headers: { 'x-experience-api-version': '1.0.3' } });
+    expect(second.body.statements.map((x: any) => x.id)).toEqual([referring]);
+    expect((await lrsCall(`/statements?verb=${encodeURIComponent(other.id)}&limit=0`, { auth: creds.root })).body.statements.map((x: any) => x.id)).toContain(referring);
   });
 
   it('reduces language maps to the Accept-Language choice with format=canonical', async () => {

@@ -52,6 +52,8 @@ interface QueryState {
   storedBy?: string;
 }
 
+type StatementQuery = ReturnType<Repository<XapiStatementEntity>['createQueryBuilder']>;
+
 export interface StatementPage {
   statements: Json[];
   /** A signed token for the next page (pass it back as `more`), absent on the last page. */
@@ -150,19 +152,31 @@ export class XapiStatementsService {
     } else {
       state = this.stateOf(filters);
     }
-    const qb = this.statements.createQueryBuilder('s').where('s.appId = :appId', { appId }).andWhere('s.voided = :no', { no: false });
-    if (state.verb !== undefined) qb.andWhere('s.verbId = :verb', { verb: indexKey(state.verb) });
-    if (state.registration !== undefined) qb.andWhere('s.registration = :registration', { registration: state.registration });
-    if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
-    if (state.agent !== undefined) this.linkFilter(qb, appId, 'agent', state.agent, state.relatedAgents === true, 's.agent');
-    if (state.activity !== undefined) this.linkFilter(qb, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, 's.activityId');
-    if (state.since !== undefined) qb.andWhere('s.stored > :since', { since: new Date(state.since) });
-    if (state.until !== undefined) qb.andWhere('s.stored <= :until', { until: new Date(state.until) });
-    if (after !== null) qb.andWhere(`s.seq ${state.ascending ? '>' : '<'} :after`, { after });
-    const rows = await qb
-      .orderBy('s.seq', state.ascending ? 'ASC' : 'DESC')
-      .limit(state.limit + 1)
-      .getMany();
+    const page = (refs: boolean) => {
+      const qb = this.statements.createQueryBuilder('s').where('s.appId = :appId', { appId }).andWhere('s.voided = :no', { no: false });
+      if (refs) {
+        // Statements whose StatementRef targets a statement that meets the filters (voided or not) meet them too
+        // (Communication 2.1.3 "Filter Conditions for StatementRefs"); time, order and limit apply to the referrer.
+        const targets = this.statements.createQueryBuilder('t').select('t.id').where('t.appId = :appId', { appId });
+        this.matchFilters(targets, 't', appId, state);
+        qb.andWhere(`s.refTarget IN (${targets.getQuery()})`).setParameters(targets.getParameters());
+      } else {
+        this.matchFilters(qb, 's', appId, state);
+      }
+      if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
+      if (state.since !== undefined) qb.andWhere('s.stored > :since', { since: new Date(state.since) });
+      if (state.until !== undefined) qb.andWhere('s.stored <= :until', { until: new Date(state.until) });
+      if (after !== null) qb.andWhere(`s.seq ${state.ascending ? '>' : '<'} :after`, { after });
+      return qb
+        .orderBy('s.seq', state.ascending ? 'ASC' : 'DESC')
+        .limit(state.limit + 1)
+        .getMany();
+    };
+    const filtered = state.verb !== undefined || state.registration !== undefined || state.agent !== undefined || state.activity !== undefined;
+    // Two index-friendly queries merged by seq rather than one OR, which would cost the plain filters their indexes.
+    const [direct, referring] = await Promise.all([page(false), filtered ? page(true) : Promise.resolve([])]);
+    const bySeq = new Map([...direct, ...referring].map((r) => [Number(r.seq), r]));
+    const rows = [...bySeq.values()].sort((a, b) => (state.ascending ? 1 : -1) * (Number(a.seq) - Number(b.seq))).slice(0, state.limit + 1);
     let token: string | undefined;
     if (rows.length > state.limit) {
       rows.length = state.limit;
@@ -236,7 +250,15 @@ export class XapiStatementsService {
    * agent: the actor, or the object when it is an agent (link kind 'objagent'); activity: the object. With related_*,
    * any agent or activity the statement mentions (link kinds 'agent' / 'activity').
    */
-  private linkFilter(qb: ReturnType<Repository<XapiStatementEntity>['createQueryBuilder']>, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, column: string): void {
+  /** The non-time filters (verb, registration, agent, activity) on the statements of alias `a`. */
+  private matchFilters(qb: StatementQuery, a: string, appId: string, state: QueryState): void {
+    if (state.verb !== undefined) qb.andWhere(`${a}.verbId = :verb`, { verb: indexKey(state.verb) });
+    if (state.registration !== undefined) qb.andWhere(`${a}.registration = :registration`, { registration: state.registration });
+    if (state.agent !== undefined) this.linkFilter(qb, a, appId, 'agent', state.agent, state.relatedAgents === true, `${a}.agent`);
+    if (state.activity !== undefined) this.linkFilter(qb, a, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, `${a}.activityId`);
+  }
+
+  private linkFilter(qb: StatementQuery, a: string, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, column: string): void {
     const p = `${kind}Key`;
     const linkKind = related ? kind : kind === 'agent' ? 'objagent' : null;
     if (linkKind === null) {
@@ -246,7 +268,7 @@ export class XapiStatementsService {
     qb.andWhere(
       new Brackets((w) => {
         w.where(`${column} = :${p}`, { [p]: value }).orWhere(
-          `s.seq IN (SELECT l.seq FROM xapi_statement_link l WHERE l.app_id = :${p}App AND l.kind = :${p}Kind AND l.value = :${p})`,
+          `${a}.seq IN (SELECT l.seq FROM xapi_statement_link l WHERE l.app_id = :${p}App AND l.kind = :${p}Kind AND l.value = :${p})`,
           { [`${p}App`]: appId, [`${p}Kind`]: linkKind },
         );
       }),
@@ -289,6 +311,7 @@ export class XapiStatementsService {
       registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
       voided: alreadyVoided,
       voidingTarget,
+      refTarget: s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
       credentialId,
       timestamp: new Date(s.timestamp as string),
       stored,

@@ -1,8 +1,9 @@
-import { MigrationInterface, QueryRunner, Table, TableColumnOptions, TableIndex } from 'typeorm';
+import { MigrationInterface, QueryRunner, Table, TableColumn, TableColumnOptions, TableIndex } from 'typeorm';
 import { ColumnKit } from '../column-kit';
 
 /**
- * The LRS's document resources (State, Activity Profile, Agent Profile) and the content of statement attachments.
+ * The LRS's document resources (State, Activity Profile, Agent Profile), the content of statement attachments, and
+ * the target of StatementRef statements.
  * Both are kept in the database: documents are small and change under ETag concurrency, which a single row update
  * does atomically; attachment parts arrive in the same request as their statements and are stored in the same
  * transaction, so a statement never exists without its attachment (and nothing is left behind by a failed batch).
@@ -33,6 +34,10 @@ export class LrsDocuments1764700000000 implements MigrationInterface {
       }),
     );
 
+    // Statements whose object is a StatementRef meet a query's filters when their target does (XAPI-00162).
+    await queryRunner.addColumn('xapi_statement', new TableColumn(c.string('ref_target', 36, { isNullable: true })));
+    await queryRunner.createIndex('xapi_statement', new TableIndex({ name: 'ix_xapi_statement_ref', columnNames: ['app_id', 'ref_target', 'seq'] }));
+
     await queryRunner.createTable(
       new Table({
         name: 'xapi_attachment',
@@ -43,6 +48,8 @@ export class LrsDocuments1764700000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.dropTable('xapi_attachment');
+    await queryRunner.dropIndex('xapi_statement', 'ix_xapi_statement_ref');
+    await queryRunner.dropColumn('xapi_statement', 'ref_target');
     await queryRunner.dropTable('xapi_document');
   }
 }
