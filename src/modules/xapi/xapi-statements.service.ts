@@ -157,9 +157,9 @@ export class XapiStatementsService {
       if (refs) {
         // Statements whose StatementRef targets a statement that meets the filters (voided or not) meet them too
         // (Communication 2.1.3 "Filter Conditions for StatementRefs"); time, order and limit apply to the referrer.
-        const targets = this.statements.createQueryBuilder('t').select('t.id').where('t.appId = :appId', { appId });
-        this.matchFilters(targets, 't', appId, state);
-        qb.andWhere(`s.refTarget IN (${targets.getQuery()})`).setParameters(targets.getParameters());
+        // Driven by the referring statements (few, through ix_xapi_statement_ref), each joined to its one target.
+        qb.innerJoin(XapiStatementEntity, 't', 't.appId = s.appId AND t.id = s.refTarget').andWhere('s.refTarget IS NOT NULL');
+        this.matchFilters(qb, 't', appId, state);
       } else {
         this.matchFilters(qb, 's', appId, state);
       }
