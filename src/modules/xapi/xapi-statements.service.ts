@@ -4,9 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
+import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
+import { AttachmentContent, attachmentsOf } from './lrs/attachments';
 import { agentKey, contentHash, idsFormat, indexKey, Json, objectActivityId, objectAgentKey, relatedKeys } from './lrs/statement-keys';
 import { isUuid, StatementRuleError, validateStatement, VOIDED_VERB } from './lrs/statement-rules';
+import { onceMoreIfRaced } from './unique-violation';
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return -- statements are free-form JSON; statement-rules.ts checks their shape */
 
@@ -66,6 +69,8 @@ interface QueryState {
   registrationSet?: RegistrationSetKey;
 }
 
+type StatementQuery = ReturnType<Repository<XapiStatementEntity>['createQueryBuilder']>;
+
 export interface StatementPage {
   statements: Json[];
   /** A signed token for the next page (pass it back as `more`), absent on the last page. */
@@ -75,6 +80,8 @@ export interface StatementPage {
 export interface StoreOptions {
   /** The xAPI credential storing them, for credentials that may read only their own statements. */
   credentialId?: string | null;
+  /** Contents of attachments sent as multipart/mixed parts, stored with the statements. */
+  attachments?: AttachmentContent[];
   /** The version the client speaks (X-Experience-API-Version); statements without one get `1.0.0` (`2.0.0` for 2.0 clients). */
   version?: string;
 }
@@ -110,13 +117,16 @@ export class XapiStatementsService {
       seen.add(s.id);
     }
     const defaultVersion = options.version?.startsWith('2.') ? '2.0.0' : '1.0.0';
-    return this.dataSource.transaction(async (m) => {
-      const ids = checked.filter((s) => s.id !== undefined).map((s) => s.id as string);
+    // Two requests storing the same id at once: the loser's second run finds it stored (same content: nothing to do).
+    return onceMoreIfRaced(() => this.dataSource.transaction(async (m) => {
+      // insert() completes the statements (stored, timestamp, …): a second run starts again from what was sent.
+      const batch = checked.map((s) => structuredClone(s));
+      const ids = batch.filter((s) => s.id !== undefined).map((s) => s.id as string);
       const existing = ids.length > 0 ? await m.find(XapiStatementEntity, { where: { appId, id: In(ids) }, select: { id: true, contentHash: true } }) : [];
       const existingHash = new Map(existing.map((e) => [e.id, e.contentHash]));
       const out: string[] = [];
       const fresh: Array<Record<string, Json>> = [];
-      for (const s of checked) {
+      for (const s of batch) {
         s.id ??= randomUUID();
         out.push(s.id);
         const hash = contentHash(s);
@@ -130,8 +140,11 @@ export class XapiStatementsService {
       await this.checkVoiding(m, appId, fresh);
       const stored = new Date();
       for (const s of fresh) await this.insert(m, appId, s, authority, stored, defaultVersion, options.credentialId ?? null);
+      for (const a of options.attachments ?? []) {
+        if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
+      }
       return out;
-    });
+    }));
   }
 
   /** A statement by id; voided ones only with `voided: true`, non-voided ones only without it. */
@@ -157,23 +170,35 @@ export class XapiStatementsService {
     } else {
       state = this.stateOf(filters);
     }
-    const qb = this.statements.createQueryBuilder('s').where('s.appId = :appId', { appId }).andWhere('s.voided = :no', { no: false });
-    if (state.verb !== undefined) qb.andWhere('s.verbId = :verb', { verb: indexKey(state.verb) });
-    if (state.registration !== undefined) qb.andWhere('s.registration = :registration', { registration: state.registration });
-    if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
-    if (state.registrationSet !== undefined && filters.registrationSet) {
-      const set = filters.registrationSet.select(state.registrationSet);
-      qb.andWhere(`s.registration IN (${set.sql})`, set.parameters);
-    }
-    if (state.agent !== undefined) this.linkFilter(qb, appId, 'agent', state.agent, state.relatedAgents === true, 's.agent');
-    if (state.activity !== undefined) this.linkFilter(qb, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, 's.activityId');
-    if (state.since !== undefined) qb.andWhere('s.stored > :since', { since: new Date(state.since) });
-    if (state.until !== undefined) qb.andWhere('s.stored <= :until', { until: new Date(state.until) });
-    if (after !== null) qb.andWhere(`s.seq ${state.ascending ? '>' : '<'} :after`, { after });
-    const rows = await qb
-      .orderBy('s.seq', state.ascending ? 'ASC' : 'DESC')
-      .limit(state.limit + 1)
-      .getMany();
+    const page = (refs: boolean) => {
+      const qb = this.statements.createQueryBuilder('s').where('s.appId = :appId', { appId }).andWhere('s.voided = :no', { no: false });
+      if (refs) {
+        // Statements whose StatementRef targets a statement that meets the filters (voided or not) meet them too
+        // (Communication 2.1.3 "Filter Conditions for StatementRefs"); time, order and limit apply to the referrer.
+        // Driven by the referring statements (few, through ix_xapi_statement_ref), each joined to its one target.
+        qb.innerJoin(XapiStatementEntity, 't', 't.appId = s.appId AND t.id = s.refTarget').andWhere('s.refTarget IS NOT NULL');
+        this.matchFilters(qb, 't', appId, state);
+      } else {
+        this.matchFilters(qb, 's', appId, state);
+      }
+      if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
+      if (state.registrationSet !== undefined && filters.registrationSet) {
+        const set = filters.registrationSet.select(state.registrationSet);
+        qb.andWhere(`s.registration IN (${set.sql})`, set.parameters);
+      }
+      if (state.since !== undefined) qb.andWhere('s.stored > :since', { since: new Date(state.since) });
+      if (state.until !== undefined) qb.andWhere('s.stored <= :until', { until: new Date(state.until) });
+      if (after !== null) qb.andWhere(`s.seq ${state.ascending ? '>' : '<'} :after`, { after });
+      return qb
+        .orderBy('s.seq', state.ascending ? 'ASC' : 'DESC')
+        .limit(state.limit + 1)
+        .getMany();
+    };
+    const filtered = state.verb !== undefined || state.registration !== undefined || state.agent !== undefined || state.activity !== undefined;
+    // Two index-friendly queries merged by seq rather than one OR, which would cost the plain filters their indexes.
+    const [direct, referring] = await Promise.all([page(false), filtered ? page(true) : Promise.resolve([])]);
+    const bySeq = new Map([...direct, ...referring].map((r) => [Number(r.seq), r]));
+    const rows = [...bySeq.values()].sort((a, b) => (state.ascending ? 1 : -1) * (Number(a.seq) - Number(b.seq))).slice(0, state.limit + 1);
     let token: string | undefined;
     if (rows.length > state.limit) {
       rows.length = state.limit;
@@ -182,15 +207,36 @@ export class XapiStatementsService {
     return { statements: rows.map((r) => this.render(r, state.format)), more: token };
   }
 
-  /** When the LRS last stored anything (for X-Experience-API-Consistent-Through): now, as every write is committed before it answers. */
-  consistentThrough(): Date {
-    return new Date();
+  /**
+   * The Activity object of the Activities resource: the definitions of every statement whose object is this activity,
+   * merged oldest to newest (language maps merged, other properties the latest wins).
+   */
+  async activity(appId: string, activityId: string): Promise<Json> {
+    const rows = await this.statements.find({ where: { appId, activityId: indexKey(activityId) }, select: { statement: true }, order: { seq: 'DESC' }, take: 200 });
+    let definition: Record<string, Json> | undefined;
+    for (const row of rows.reverse()) {
+      const d = JSON.parse(row.statement).object?.definition;
+      if (d === undefined || d === null || typeof d !== 'object') continue;
+      const merged: Record<string, Json> = { ...(definition ?? {}), ...d };
+      for (const map of ['name', 'description']) if (definition?.[map] && d[map]) merged[map] = { ...definition[map], ...d[map] };
+      definition = merged;
+    }
+    return { objectType: 'Activity', id: activityId, ...(definition !== undefined ? { definition } : {}) };
+  }
+
+  /** The stored contents of the attachments of statements (attachments=true), those sent as parts. */
+  async attachmentContents(appId: string, statements: Json[]): Promise<AttachmentContent[]> {
+    const sha2s = [...new Set(attachmentsOf(statements).map((a) => String(a.sha2).toLowerCase()))];
+    if (sha2s.length === 0) return [];
+    const rows = await this.dataSource.manager.find(XapiAttachmentEntity, { where: { appId, sha2: In(sha2s) } });
+    return rows.map((r) => ({ sha2: r.sha2, contentType: r.contentType, content: Buffer.from(r.content) }));
   }
 
   /** Everything of an application (application deletion). */
   async purgeApplication(appId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       await m.delete(XapiStatementLinkEntity, { appId });
+      await m.delete(XapiAttachmentEntity, { appId });
       await m.delete(XapiStatementEntity, { appId });
     });
   }
@@ -227,7 +273,15 @@ export class XapiStatementsService {
    * agent: the actor, or the object when it is an agent (link kind 'objagent'); activity: the object. With related_*,
    * any agent or activity the statement mentions (link kinds 'agent' / 'activity').
    */
-  private linkFilter(qb: ReturnType<Repository<XapiStatementEntity>['createQueryBuilder']>, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, column: string): void {
+  /** The non-time filters (verb, registration, agent, activity) on the statements of alias `a`. */
+  private matchFilters(qb: StatementQuery, a: string, appId: string, state: QueryState): void {
+    if (state.verb !== undefined) qb.andWhere(`${a}.verbId = :verb`, { verb: indexKey(state.verb) });
+    if (state.registration !== undefined) qb.andWhere(`${a}.registration = :registration`, { registration: state.registration });
+    if (state.agent !== undefined) this.linkFilter(qb, a, appId, 'agent', state.agent, state.relatedAgents === true, `${a}.agent`);
+    if (state.activity !== undefined) this.linkFilter(qb, a, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, `${a}.activityId`);
+  }
+
+  private linkFilter(qb: StatementQuery, a: string, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, column: string): void {
     const p = `${kind}Key`;
     const linkKind = related ? kind : kind === 'agent' ? 'objagent' : null;
     if (linkKind === null) {
@@ -237,7 +291,7 @@ export class XapiStatementsService {
     qb.andWhere(
       new Brackets((w) => {
         w.where(`${column} = :${p}`, { [p]: value }).orWhere(
-          `s.seq IN (SELECT l.seq FROM xapi_statement_link l WHERE l.app_id = :${p}App AND l.kind = :${p}Kind AND l.value = :${p})`,
+          `${a}.seq IN (SELECT l.seq FROM xapi_statement_link l WHERE l.app_id = :${p}App AND l.kind = :${p}Kind AND l.value = :${p})`,
           { [`${p}App`]: appId, [`${p}Kind`]: linkKind },
         );
       }),
@@ -280,6 +334,7 @@ export class XapiStatementsService {
       registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
       voided: alreadyVoided,
       voidingTarget,
+      refTarget: s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
       credentialId,
       timestamp: new Date(s.timestamp as string),
       stored,

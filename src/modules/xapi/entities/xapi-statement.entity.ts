@@ -38,6 +38,10 @@ export class XapiStatementEntity {
   @Column({ type: 'varchar', length: 36, nullable: true })
   voidingTarget!: string | null;
 
+  /** The statement id a StatementRef object points at (voiding statements included), for the StatementRef filter rule. */
+  @Column({ type: 'varchar', length: 36, nullable: true })
+  refTarget!: string | null;
+
   /** The xAPI credential that stored it (null: the application's own keys or the service itself). */
   @Column({ type: 'varchar', length: 191, nullable: true })
   credentialId!: string | null;

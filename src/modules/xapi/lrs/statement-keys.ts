@@ -107,7 +107,8 @@ export function idsFormat(statement: Json): Json {
     if (out.objectType === 'Group' && ifiOf(a) === null && Array.isArray(a.member)) out.member = a.member.map(agent);
     return out;
   };
-  const activity = (act: Json): Json => (act && typeof act === 'object' ? { objectType: 'Activity', id: act.id } : act);
+  // Only the identifier: objectType is not one, and an object without it is an Activity anyway.
+  const activity = (act: Json): Json => (act && typeof act === 'object' ? { id: act.id } : act);
   const walk = (s: Json): Json => {
     const out: Json = { ...s };
     if (s.actor) out.actor = agent(s.actor);
@@ -129,6 +130,71 @@ export function idsFormat(statement: Json): Json {
         ctx.contextActivities = ca;
       }
       out.context = ctx;
+    }
+    return out;
+  };
+  return walk(statement);
+}
+
+/** Language ranges of an Accept-Language header, best first. */
+function languageRanges(header: string | undefined): string[] {
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([\d.]+)/.exec(p)).find(Boolean);
+      return { tag: tag.trim().toLowerCase(), q: q ? Number(q[1]) : 1, i };
+    })
+    .filter((r) => r.tag !== '' && r.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i)
+    .map((r) => r.tag);
+}
+
+/** One entry of a language map: the best match for the ranges (exact, then by prefix), else en-US, else the first. */
+function oneLanguage(map: Json, ranges: string[]): Json {
+  if (!map || typeof map !== 'object' || Array.isArray(map)) return map;
+  const keys = Object.keys(map);
+  if (keys.length <= 1) return map;
+  const pick =
+    ranges.map((r) => keys.find((k) => k.toLowerCase() === r)).find(Boolean) ??
+    ranges.map((r) => keys.find((k) => k.toLowerCase().startsWith(`${r}-`) || r.startsWith(`${k.toLowerCase()}-`) || r === '*')).find(Boolean) ??
+    keys.find((k) => k.toLowerCase() === 'en-us') ??
+    keys[0];
+  return { [pick]: map[pick] };
+}
+
+/**
+ * The `canonical` format: every language map of verbs, activities and attachments reduced to one language, chosen by
+ * the request's Accept-Language (Communication 2.1.3); agents as in `exact`.
+ */
+export function canonicalFormat(statement: Json, acceptLanguage: string | undefined): Json {
+  const ranges = languageRanges(acceptLanguage);
+  const activity = (a: Json): Json => {
+    if (!a || typeof a !== 'object' || !a.definition || typeof a.definition !== 'object') return a;
+    const def: Json = { ...a.definition };
+    for (const k of ['name', 'description']) if (def[k] !== undefined) def[k] = oneLanguage(def[k], ranges);
+    for (const list of ['choices', 'scale', 'source', 'target', 'steps']) {
+      if (Array.isArray(def[list])) def[list] = def[list].map((c: Json) => (c && typeof c === 'object' && c.description ? { ...c, description: oneLanguage(c.description, ranges) } : c));
+    }
+    return { ...a, definition: def };
+  };
+  const walk = (s: Json): Json => {
+    const out: Json = { ...s };
+    if (s.verb?.display) out.verb = { ...s.verb, display: oneLanguage(s.verb.display, ranges) };
+    const o = s.object;
+    if (o && typeof o === 'object') {
+      if (o.objectType === 'SubStatement') out.object = walk(o);
+      else if (o.objectType === undefined || o.objectType === 'Activity') out.object = activity(o);
+    }
+    const ca = s.context?.contextActivities;
+    if (ca && typeof ca === 'object') {
+      const mapped: Json = {};
+      for (const [k, v] of Object.entries(ca)) mapped[k] = asArray(v).map(activity);
+      out.context = { ...s.context, contextActivities: mapped };
+    }
+    if (Array.isArray(s.attachments)) {
+      out.attachments = s.attachments.map((a: Json) => ({ ...a, display: oneLanguage(a.display, ranges), ...(a.description ? { description: oneLanguage(a.description, ranges) } : {}) }));
     }
     return out;
   };

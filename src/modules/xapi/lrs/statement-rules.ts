@@ -10,7 +10,8 @@ const IRI = /^[a-z][a-z0-9+.-]*:\S+$/i;
 const MAILTO = /^mailto:[^@\s]+@[^@\s]+$/i;
 const SHA1 = /^[0-9a-f]{40}$/i;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)$/i;
-const ISO_DURATION = /^P(?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?W)?(\d+(\.\d+)?D)?(T(?!$)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?$/;
+// ISO 8601 4.4.3.2: PnYnMnDTnHnMnS, or PnW on its own (weeks do not combine with other units).
+const ISO_DURATION = /^P((?!$)(\d+(\.\d+)?Y)?(\d+(\.\d+)?M)?(\d+(\.\d+)?D)?(T(?!$)(\d+(\.\d+)?H)?(\d+(\.\d+)?M)?(\d+(\.\d+)?S)?)?|\d+(\.\d+)?W)$/;
 const LANGUAGE_TAG = /^[a-z]{1,8}(-[a-z0-9]{1,8})*$/i;
 const VERSION = /^(1\.0(\.\d+)?|2\.0(\.\d+)?)$/;
 
@@ -116,6 +117,11 @@ function agent(path: string, value: unknown, { allowGroup = true, requireObjectT
   }
 }
 
+/** An `agent` request parameter of the document, Agents and Statement resources: an Agent or identified Group. */
+export function validateAgentParameter(name: string, value: unknown): void {
+  agent(name, value);
+}
+
 function verb(path: string, value: unknown): void {
   if (!isObject(value)) throw new StatementRuleError(path, 'is required and must be an object with an id');
   only(path, value, ['id', 'display']);
@@ -140,6 +146,10 @@ function activity(path: string, value: unknown): void {
   if (def.moreInfo !== undefined && !isIri(def.moreInfo)) throw new StatementRuleError(`${path}.definition.moreInfo`, 'must be an IRL');
   if (def.interactionType !== undefined && !INTERACTION_TYPES.includes(def.interactionType)) {
     throw new StatementRuleError(`${path}.definition.interactionType`, `must be one of ${INTERACTION_TYPES.join(', ')}`);
+  }
+  const interactionProperty = ['correctResponsesPattern', 'choices', 'scale', 'source', 'target', 'steps'].find((k) => def[k] !== undefined);
+  if (interactionProperty !== undefined && def.interactionType === undefined) {
+    throw new StatementRuleError(`${path}.definition.interactionType`, `is required when the definition has ${interactionProperty}`);
   }
   if (def.correctResponsesPattern !== undefined && (!Array.isArray(def.correctResponsesPattern) || def.correctResponsesPattern.some((p: unknown) => typeof p !== 'string'))) {
     throw new StatementRuleError(`${path}.definition.correctResponsesPattern`, 'must be an array of strings');
@@ -221,7 +231,28 @@ function context(path: string, value: unknown, objectIsActivity: boolean): void 
     if (!isObject(value.statement) || value.statement.objectType !== 'StatementRef') throw new StatementRuleError(`${path}.statement`, 'must be a StatementRef');
     statementRef(`${path}.statement`, value.statement);
   }
+  if (value.contextAgents !== undefined) contextActors(`${path}.contextAgents`, value.contextAgents, 'contextAgent', 'agent');
+  if (value.contextGroups !== undefined) contextActors(`${path}.contextGroups`, value.contextGroups, 'contextGroup', 'group');
   if (value.extensions !== undefined) extensions(`${path}.extensions`, value.extensions);
+}
+
+/** xAPI 2.0 contextAgents / contextGroups: typed wrappers around an Agent or a Group, with optional relevantTypes. */
+function contextActors(path: string, value: unknown, objectType: 'contextAgent' | 'contextGroup', key: 'agent' | 'group'): void {
+  if (!Array.isArray(value)) throw new StatementRuleError(path, `must be an array of ${objectType} objects`);
+  value.forEach((item: unknown, i: number) => {
+    const p = `${path}[${i}]`;
+    if (!isObject(item)) throw new StatementRuleError(p, `must be a ${objectType} object`);
+    only(p, item, ['objectType', key, 'relevantTypes']);
+    if (item.objectType !== objectType) throw new StatementRuleError(`${p}.objectType`, `must be '${objectType}'`);
+    if (key === 'agent') agent(`${p}.agent`, item.agent, { allowGroup: false });
+    else {
+      agent(`${p}.group`, item.group);
+      if (item.group.objectType !== 'Group') throw new StatementRuleError(`${p}.group`, 'must be a Group');
+    }
+    if (item.relevantTypes !== undefined && (!Array.isArray(item.relevantTypes) || item.relevantTypes.length === 0 || !item.relevantTypes.every(isIri))) {
+      throw new StatementRuleError(`${p}.relevantTypes`, 'must be a non-empty array of IRIs');
+    }
+  });
 }
 
 function attachments(path: string, value: unknown): void {
@@ -236,10 +267,7 @@ function attachments(path: string, value: unknown): void {
     string(`${p}.contentType`, a.contentType);
     if (!Number.isInteger(a.length) || (a.length as number) < 0) throw new StatementRuleError(`${p}.length`, 'must be a non-negative integer');
     string(`${p}.sha2`, a.sha2);
-    if (a.fileUrl === undefined) {
-      throw new StatementRuleError(`${p}`, 'has no fileUrl; attachments sent as multipart/mixed parts are not supported by this LRS yet');
-    }
-    if (!isIri(a.fileUrl)) throw new StatementRuleError(`${p}.fileUrl`, 'must be an IRL');
+    if (a.fileUrl !== undefined && !isIri(a.fileUrl)) throw new StatementRuleError(`${p}.fileUrl`, 'must be an IRL');
   });
 }
 
@@ -270,6 +298,15 @@ function body(path: string, s: Record<string, Json>, top: boolean): void {
   if (s.attachments !== undefined) attachments(`${path}.attachments`, s.attachments);
 }
 
+/** An authority is an Agent, or an anonymous Group of exactly two Agents (OAuth: the application and the user). */
+function authority(path: string, value: unknown): void {
+  agent(path, value);
+  if (isObject(value) && value.objectType === 'Group') {
+    if (agentIfis(path, value) > 0) throw new StatementRuleError(path, 'is a Group and must be anonymous (an OAuth consumer and user)');
+    if (!Array.isArray(value.member) || value.member.length !== 2) throw new StatementRuleError(`${path}.member`, 'must list exactly two Agents');
+  }
+}
+
 /**
  * Checks one statement against a pragmatic core of the xAPI rules (Data part, section 2) and normalises it
  * (id lower-cased, contextActivities as arrays). Throws StatementRuleError naming the rule broken.
@@ -287,7 +324,7 @@ export function validateStatement(input: unknown, path = 'statement'): Record<st
     throw new StatementRuleError(`${path}.version`, 'must be 1.0.x or 2.0.x');
   }
   if (s.stored !== undefined) timestamp(`${path}.stored`, s.stored);
-  if (s.authority !== undefined) agent(`${path}.authority`, s.authority);
+  if (s.authority !== undefined) authority(`${path}.authority`, s.authority);
   body(path, s, true);
   if (isObject(s.verb) && s.verb.id === VOIDED_VERB && (!isObject(s.object) || s.object.objectType !== 'StatementRef')) {
     throw new StatementRuleError(`${path}.object`, 'of a voiding statement must be a StatementRef to the statement it voids');
