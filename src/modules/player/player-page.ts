@@ -28,7 +28,8 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     commitUrl: 'commit',
     activityUrl: 'activity',
     cmi: model.cmi,
-    tracking: model.tracking,
+    // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
+    tracking: model.tracking && !model.aicc,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
