@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Options, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Options, Param, Post, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { HACP_PATH } from './aicc-hacp';
+import { PlayerError } from './player-errors';
 import { AiccHacpService, hacpRequestOf } from './aicc-hacp.service';
 
 /** AUs may be served from other hosts: the answers are readable cross-origin (a plain form post needs nothing). */
@@ -24,6 +25,19 @@ export class AiccHacpController {
     const answer = await this.hacp.handle(hacpRequestOf(body));
     hacpHeaders(res);
     res.type('text/plain').send(answer);
+  }
+
+  /** The player page polls this while an AU runs: the AU reports to the server, not to the page. */
+  @Get('player/s/:token/aicc')
+  @PublicEndpoint()
+  async status(@Param('token') token: string, @Res() res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    try {
+      res.json(await this.hacp.status(token));
+    } catch (err) {
+      if (err instanceof PlayerError) res.status(err.status).json({ message: err.message });
+      else throw err;
+    }
   }
 
   @Options(HACP_PATH)

@@ -64,6 +64,15 @@ export class AiccHacpService {
     return run;
   }
 
+  /** What the player page shows of the AU running now: its completion, and whether it sent ExitAU. */
+  async status(token: string): Promise<{ activityId: string; completion?: string; exited: boolean }> {
+    const session = await this.player.requireSession(token);
+    const state = session.settings.aicc;
+    const activityId = session.settings.activityId!;
+    const mine = state?.activityId === activityId;
+    return { activityId, ...(mine && state?.completion ? { completion: state.completion } : {}), exited: !!(mine && state?.exited) };
+  }
+
   private async run(command: HacpCommand, req: HacpRequest): Promise<string> {
     const found = await this.player.aiccSession(req.sessionId);
     if (!found) return hacpResponse(3);
@@ -112,14 +121,17 @@ export class AiccHacpService {
         return hacpResponse(0);
     }
     const seq = state.seq + 1;
+    let outcome: { activityCompletion?: string };
     try {
-      await this.player.commit(token, { seq, activityId: launch.activityId, cmi: next, ...(command === 'exitau' ? { final: true } : {}) });
+      outcome = await this.player.commit(token, { seq, activityId: launch.activityId, cmi: next, ...(command === 'exitau' ? { final: true } : {}) });
     } catch (err) {
       if (!(err instanceof PlayerError)) throw err;
       return err.status === 410 ? hacpResponse(3) : hacpResponse(1, undefined, err.message);
     }
     const kept = Object.fromEntries(Object.entries(next).flatMap(([k, v]) => (flatValue(v) === undefined ? [] : [[k, flatValue(v)!]])));
-    await this.sessions.update({ id: session.id }, { settings: { ...session.settings, aicc: { seq, activityId: launch.activityId, cmi: kept } } });
+    const completion = outcome.activityCompletion ?? state.completion;
+    const aicc = { seq, activityId: launch.activityId, cmi: kept, ...(completion ? { completion } : {}), ...(command === 'exitau' ? { exited: true } : {}) };
+    await this.sessions.update({ id: session.id }, { settings: { ...session.settings, aicc } });
     return hacpResponse(0);
   }
 }

@@ -30,6 +30,7 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     cmi: model.cmi,
     // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
     tracking: model.tracking && !model.aicc,
+    aiccUrl: model.aicc ? 'aicc' : null,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
@@ -368,6 +369,16 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     }
     openContent(cfg.contentUrl);
   }
+  // AICC: the AU reports over HACP to the server; the page follows its completion and its ExitAU from there.
+  function watchAicc() {
+    if (finished || unloading) return;
+    fetch(cfg.aiccUrl, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
+      if (!st || busy || finished || st.activityId !== current.activityId) return;
+      if (st.completion) markCompletion(st.activityId, st.completion);
+      if (st.exited && !terminated) onFinish(api);
+    }, function () {}).then(function () { setTimeout(watchAicc, 1500); });
+  }
+  if (cfg.aiccUrl) setTimeout(watchAicc, 1500);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();
 `;

@@ -26,7 +26,7 @@ export interface PlayerSessionSettings {
   /** Set at launch: the activity's scaled passing score (SCORM 1.2 mastery score / 100). */
   passing?: number;
   /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */
-  aicc?: { seq: number; activityId?: string; cmi?: Record<string, string> };
+  aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean };
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */
