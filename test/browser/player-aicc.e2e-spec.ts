@@ -68,6 +68,8 @@ describe('player: AICC courses over HACP in a real browser', () => {
     const au = page.frameLocator('#lcds-sco');
     await au.locator('#state').filter({ hasText: 'ready' }).waitFor();
     expect(await auFrame(page)!.title()).toBe('name=Hopper, Grace;status=not attempted, ab-initio');
+    // No SCORM API for an AICC AU: content that looks for one first falls back to HACP.
+    expect(await page.evaluate('typeof window.API')).toBe('undefined');
     await au.locator('#finish').click();
     await au.locator('#state').filter({ hasText: 'exited' }).waitFor();
     // The player learns of the ExitAU from the server and ends the lesson as it does after LMSFinish.

@@ -188,7 +188,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     a = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
     a.loadFromFlattenedJSON(cmi, '');
     api = a; terminated = false; navRequest = null;
-    if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a;
+    // An AICC AU finds no SCORM API (content that tries SCORM first then talks HACP, which the server records).
+    if (!cfg.aiccUrl) { if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a; }
     a.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', function () { if (a === api) onFinish(a); });
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
