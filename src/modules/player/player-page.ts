@@ -28,7 +28,9 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     commitUrl: 'commit',
     activityUrl: 'activity',
     cmi: model.cmi,
-    tracking: model.tracking,
+    // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
+    tracking: model.tracking && !model.aicc,
+    aiccUrl: model.aicc ? 'aicc' : null,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
@@ -186,7 +188,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     a = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
     a.loadFromFlattenedJSON(cmi, '');
     api = a; terminated = false; navRequest = null;
-    if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a;
+    // An AICC AU finds no SCORM API (content that tries SCORM first then talks HACP, which the server records).
+    if (!cfg.aiccUrl) { if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a; }
     a.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', function () { if (a === api) onFinish(a); });
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
@@ -367,6 +370,16 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     }
     openContent(cfg.contentUrl);
   }
+  // AICC: the AU reports over HACP to the server; the page follows its completion and its ExitAU from there.
+  function watchAicc() {
+    if (finished || unloading) return;
+    fetch(cfg.aiccUrl, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
+      if (!st || busy || finished || st.activityId !== current.activityId) return;
+      if (st.completion) markCompletion(st.activityId, st.completion);
+      if (st.exited && !terminated) onFinish(api);
+    }, function () {}).then(function () { setTimeout(watchAicc, 1500); });
+  }
+  if (cfg.aiccUrl) setTimeout(watchAicc, 1500);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();
 `;

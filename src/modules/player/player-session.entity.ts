@@ -30,6 +30,8 @@ export interface PlayerSessionSettings {
   rollup?: RollupRules;
   /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
   postbacks?: boolean;
+  /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */
+  aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean };
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */

@@ -8,6 +8,8 @@ import { RegistrationInstanceEntity } from '../registrations/entities/registrati
 import { LaunchLinks } from '../registrations/launch-links';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { SettingsModule } from '../settings/settings.module';
+import { AiccHacpController } from './aicc-hacp.controller';
+import { AiccHacpService } from './aicc-hacp.service';
 import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
@@ -16,8 +18,8 @@ import { PlayerService } from './player.service';
 /** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
 @Module({
   imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule],
-  controllers: [PlayerController],
-  providers: [PlayerService, PlayerSessionReaper],
+  controllers: [PlayerController, AiccHacpController],
+  providers: [PlayerService, PlayerSessionReaper, AiccHacpService],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(

@@ -21,6 +21,7 @@ import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
+import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -34,6 +35,8 @@ export interface ActivityLaunch {
   cmi: FlatCmi;
   /** Media courses: the player's own viewer runs the file and drives the SCORM API. */
   media?: MediaKind;
+  /** AICC courses: the AU talks HACP to the server (aicc_sid/aicc_url on its URL), not the page's SCORM API. */
+  aicc?: true;
 }
 
 /** What the player page needs: the activity it starts with, and the course's table of contents. */
@@ -95,7 +98,7 @@ const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replac
 
 type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { standard: ScormVersion } };
 
-const standardVersion = (standard: string): ScormVersion | null => (standard === 'SCORM12' ? '1.2' : standard.startsWith('SCORM2004') ? '2004' : null);
+const standardVersion = (standard: string): ScormVersion | null => (standard === 'SCORM12' || standard === 'AICC' ? '1.2' : standard.startsWith('SCORM2004') ? '2004' : null);
 
 /** The scaled passing score of a launchable (SCORM 1.2 mastery score / 100, SCORM 2004 minNormalizedMeasure). */
 const passingOf = (launchable: LaunchableActivity): number | undefined => {
@@ -325,10 +328,15 @@ export class PlayerService {
     const language = s.standard === '1.2' ? 'cmi.student_preference.language' : 'cmi.learner_preference.language';
     const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
     if (s.culture && !stored) cmi[language] = s.culture;
-    const query = [launchable.parameters?.replace(/^[?&]/, ''), ...(s.additionalValues ?? []).map((p) => `${encodeURIComponent(p.item)}=${encodeURIComponent(p.value)}`)].filter((q) => q);
+    const aicc = ctx.version.learningStandard === 'AICC';
+    const query = [
+      launchable.parameters?.replace(/^[?&]/, ''),
+      ...(s.additionalValues ?? []).map((p) => `${encodeURIComponent(p.item)}=${encodeURIComponent(p.value)}`),
+      aicc ? aiccLaunchQuery(aiccSessionId(this.keys, session.id, launchable.id), `${this.config.publicUrl}${HACP_PATH}`) : '',
+    ].filter((q) => q);
     const href = launchable.href + (query.length ? (launchable.href.includes('?') ? '&' : '?') + query.join('&') : '');
     const media = mediaOf(ctx.version);
-    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi, ...(media ? { media: media.kind } : {}) };
+    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi, ...(media ? { media: media.kind } : {}), ...(aicc ? { aicc: true as const } : {}) };
   }
 
   async pageModel(token: string): Promise<PlayerPageModel> {
@@ -389,6 +397,7 @@ export class PlayerService {
       const settings: PlayerSessionSettings = { ...session.settings, activityId: launchable.id, baseSeconds: trackedSeconds(node?.timeTracked) };
       delete settings.passing;
       if (passing !== undefined) settings.passing = passing;
+      if (settings.aicc) settings.aicc = { seq: settings.aicc.seq }; // the next AU starts from its stored state
       await this.sessions.update({ id: session.id }, { settings });
       const next = { ...session, settings } as LiveSession;
       return this.activityLaunch(next, ctx, launchable);
@@ -410,6 +419,26 @@ export class PlayerService {
     const media = mediaOf(version);
     if (!media) throw new PlayerError(404, 'Not a media course', 'This course is not a single media file.');
     return { ...media, title: version.title };
+  }
+
+  /**
+   * The live session an AICC `aicc_sid` names, with the activity it runs now and what a fresh launch of it starts
+   * with (HACP GetParam); null when the sid is not one of ours, the session ended, or the player left that AU.
+   */
+  async aiccSession(sid: string): Promise<{ session: LiveSession; token: string; launch: ActivityLaunch; launchable: LaunchableActivity } | null> {
+    const id = sessionIdOfAiccSid(sid);
+    const row = id ? await this.sessions.findOneBy({ id }) : null;
+    if (!row || !row.usedAt || !row.settings?.activityId || row.expiresAt.getTime() <= Date.now()) return null;
+    if (aiccSessionId(this.keys, row.id, row.settings.activityId) !== sid.trim().toLowerCase()) return null;
+    const session = row as LiveSession;
+    const ctx = await this.sessionContext(session).catch((err: unknown) => {
+      if (err instanceof PlayerError) return null;
+      throw err;
+    });
+    const launchable = ctx?.launchables.find((a) => a.id === session.settings.activityId);
+    if (!ctx || !launchable) return null;
+    const token = encodeToken(this.keys, { t: 'session', id: row.id, exp: Math.floor(row.expiresAt.getTime() / 1000) } satisfies SessionClaims);
+    return { session, token, launch: this.activityLaunch(session, ctx, launchable), launchable };
   }
 
   // ---- commits ----------------------------------------------------------------------------------------------

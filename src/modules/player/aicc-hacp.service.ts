@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import {
+  flatValue,
+  getParamData,
+  HACP_COMMANDS,
+  hacpResponse,
+  HacpCommand,
+  interactionCount,
+  interactionsToCmi,
+  objectivesToCmi,
+  parseHacpTable,
+  putParamToCmi,
+} from './aicc-hacp';
+import { PlayerError } from './player-errors';
+import { PlayerSessionEntity } from './player-session.entity';
+import { PlayerService } from './player.service';
+import type { FlatCmi } from './scorm-runtime';
+
+/** The fields of a HACP request (form field names are case-insensitive). */
+export interface HacpRequest {
+  command: string;
+  sessionId: string;
+  aiccData: string;
+  auPassword?: string;
+}
+
+export function hacpRequestOf(body: unknown): HacpRequest {
+  const form: Record<string, string> = {};
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (typeof v === 'string') form[k.toLowerCase()] = v;
+  }
+  return { command: (form['command'] ?? '').trim(), sessionId: (form['session_id'] ?? '').trim(), aiccData: form['aicc_data'] ?? '', ...(form['au_password'] !== undefined ? { auPassword: form['au_password'] } : {}) };
+}
+
+/**
+ * The LMS side of HACP: GetParam answers from the activity's stored state, PutParam / PutInteractions /
+ * PutObjectives / ExitAU turn into the flat SCORM 1.2 data model and go through the player's commit (with a seq
+ * the session keeps), so AICC results are recorded and rolled up exactly as SCORM 1.2 results are.
+ * PutComments, PutPath and PutPerformance are accepted and not kept.
+ */
+@Injectable()
+export class AiccHacpService {
+  /** One request at a time per session (an AU's posts build on each other's state). */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly player: PlayerService,
+    @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+  ) {}
+
+  async handle(req: HacpRequest): Promise<string> {
+    const command = req.command.toLowerCase() as HacpCommand;
+    if (!(HACP_COMMANDS as readonly string[]).includes(command)) return hacpResponse(1);
+    if (!req.sessionId) return hacpResponse(3);
+    const key = req.sessionId.toLowerCase();
+    const run = (this.queues.get(key) ?? Promise.resolve()).then(() => this.run(command, req));
+    const settled = run.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return run;
+  }
+
+  /** What the player page shows of the AU running now: its completion, and whether it sent ExitAU. */
+  async status(token: string): Promise<{ activityId: string; completion?: string; exited: boolean }> {
+    const session = await this.player.requireSession(token);
+    const state = session.settings.aicc;
+    const activityId = session.settings.activityId!;
+    const mine = state?.activityId === activityId;
+    return { activityId, ...(mine && state?.completion ? { completion: state.completion } : {}), exited: !!(mine && state?.exited) };
+  }
+
+  private async run(command: HacpCommand, req: HacpRequest): Promise<string> {
+    const found = await this.player.aiccSession(req.sessionId);
+    if (!found) return hacpResponse(3);
+    const { session, token, launch, launchable } = found;
+    const password = typeof launchable.data.auPassword === 'string' ? launchable.data.auPassword : '';
+    const given = req.auPassword ?? /^\s*au_password\s*=\s*(.*?)\s*$/im.exec(req.aiccData)?.[1];
+    if (password && given !== undefined && given !== password) return hacpResponse(2);
+    const state = session.settings.aicc ?? { seq: 0 };
+    const cmi: FlatCmi = state.activityId === launch.activityId && state.cmi ? state.cmi : launch.cmi;
+    const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
+
+    let next: FlatCmi;
+    switch (command) {
+      case 'getparam':
+        return hacpResponse(
+          0,
+          getParamData(cmi, {
+            coreVendor: str(launchable.data.coreVendor),
+            masteryScore: str(launchable.data.masteryScore),
+            maxTimeAllowed: str(launchable.data.maxTimeAllowed),
+            timeLimitAction: str(launchable.data.timeLimitAction),
+          }),
+        );
+      case 'putparam': {
+        const put = putParamToCmi(req.aiccData);
+        if ('problem' in put) return hacpResponse(1, undefined, `Invalid aicc_data: ${put.problem}`);
+        next = { ...cmi, ...put.cmi };
+        // A raw score without a maximum is out of the AU's Max_Score (.au), so it scales like SCORM 1.2 ones do.
+        if (put.cmi['cmi.core.score.raw'] !== undefined && put.cmi['cmi.core.score.max'] === undefined && str(launchable.data.maxScore)) {
+          next['cmi.core.score.max'] = str(launchable.data.maxScore);
+          next['cmi.core.score.min'] ??= '0';
+        }
+        next = { ...next, ...objectivesToCmi(put.objectives, next) };
+        break;
+      }
+      case 'putinteractions':
+        next = { ...cmi, ...interactionsToCmi(parseHacpTable(req.aiccData), interactionCount(cmi)) };
+        break;
+      case 'putobjectives':
+        next = { ...cmi, ...objectivesToCmi(parseHacpTable(req.aiccData), cmi) };
+        break;
+      case 'exitau':
+        next = cmi;
+        break;
+      default:
+        return hacpResponse(0);
+    }
+    const seq = state.seq + 1;
+    let outcome: { activityCompletion?: string };
+    try {
+      outcome = await this.player.commit(token, { seq, activityId: launch.activityId, cmi: next, ...(command === 'exitau' ? { final: true } : {}) });
+    } catch (err) {
+      if (!(err instanceof PlayerError)) throw err;
+      return err.status === 410 ? hacpResponse(3) : hacpResponse(1, undefined, err.message);
+    }
+    const kept = Object.fromEntries(Object.entries(next).flatMap(([k, v]) => (flatValue(v) === undefined ? [] : [[k, flatValue(v)!]])));
+    const completion = outcome.activityCompletion ?? state.completion;
+    const aicc = { seq, activityId: launch.activityId, cmi: kept, ...(completion ? { completion } : {}), ...(command === 'exitau' ? { exited: true } : {}) };
+    await this.sessions.update({ id: session.id }, { settings: { ...session.settings, aicc } });
+    return hacpResponse(0);
+  }
+}
