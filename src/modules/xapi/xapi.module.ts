@@ -2,16 +2,21 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { XapiCredentialEntity } from './entities/xapi-credential.entity';
+import { XapiStatementPipeEntity } from './entities/xapi-statement-pipe.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
+import { StatementPipeEndpoints } from './statement-pipes/statement-pipe-endpoints';
+import { StatementPipeProcessor } from './statement-pipes/statement-pipe.processor';
+import { XapiStatementPipesController } from './statement-pipes/xapi-statement-pipes.controller';
+import { XapiStatementPipesService } from './statement-pipes/xapi-statement-pipes.service';
 import { XapiCredentialsController } from './xapi-credentials.controller';
 import { XapiCredentialsService } from './xapi-credentials.service';
 import { XapiStatementsService } from './xapi-statements.service';
 
-/** xAPI of API V2 (credentials; statement pipes later) and the statement store behind every application's LRS. */
+/** xAPI of API V2 (credentials, statement pipes) and the statement store behind every application's LRS. */
 @Module({
-  imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity])],
-  controllers: [XapiCredentialsController],
-  providers: [XapiCredentialsService, XapiStatementsService],
+  imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiStatementPipeEntity])],
+  controllers: [XapiCredentialsController, XapiStatementPipesController],
+  providers: [XapiCredentialsService, XapiStatementsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor],
   exports: [XapiCredentialsService, XapiStatementsService],
 })
 export class XapiModule implements OnModuleInit {
@@ -19,10 +24,12 @@ export class XapiModule implements OnModuleInit {
     private readonly applicationHooks: ApplicationHooks,
     private readonly credentials: XapiCredentialsService,
     private readonly statements: XapiStatementsService,
+    private readonly pipes: XapiStatementPipesService,
   ) {}
 
   onModuleInit(): void {
     this.applicationHooks.registerPurger('xapi', async (appId) => {
+      await this.pipes.purgeApplication(appId);
       await this.statements.purgeApplication(appId);
       await this.credentials.purgeApplication(appId);
     });

@@ -4,6 +4,7 @@ import { Registrations1764000000000 } from './migrations/1764000000000-registrat
 import { Lrs1764100000000 } from './migrations/1764100000000-lrs';
 import { Player1764200000000 } from './migrations/1764200000000-player';
 import { RegistrationPostbacks1764300000000 } from './migrations/1764300000000-registration-postbacks';
+import { XapiPipes1764800000000 } from './migrations/1764800000000-xapi-pipes';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
-export const MIGRATIONS = [Foundation1763800000000, Courses1763900000000, Registrations1764000000000, Lrs1764100000000, Player1764200000000, RegistrationPostbacks1764300000000];
+export const MIGRATIONS = [Foundation1763800000000, Courses1763900000000, Registrations1764000000000, Lrs1764100000000, Player1764200000000, RegistrationPostbacks1764300000000, XapiPipes1764800000000];
