@@ -4,6 +4,8 @@ import { ApplicationHooks } from '../applications/application-hooks';
 import { XapiCredentialEntity } from './entities/xapi-credential.entity';
 import { XapiStatementPipeEntity } from './entities/xapi-statement-pipe.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
+import { LrsCredentialCache } from './lrs/lrs-credential-cache';
+import { LrsLaunchTokens } from './lrs/lrs-launch-tokens';
 import { StatementPipeEndpoints } from './statement-pipes/statement-pipe-endpoints';
 import { StatementPipeProcessor } from './statement-pipes/statement-pipe.processor';
 import { XapiStatementPipesController } from './statement-pipes/xapi-statement-pipes.controller';
@@ -16,8 +18,8 @@ import { XapiStatementsService } from './xapi-statements.service';
 @Module({
   imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiStatementPipeEntity])],
   controllers: [XapiCredentialsController, XapiStatementPipesController],
-  providers: [XapiCredentialsService, XapiStatementsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor],
-  exports: [XapiCredentialsService, XapiStatementsService],
+  providers: [XapiCredentialsService, XapiStatementsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens],
+  exports: [XapiCredentialsService, XapiStatementsService, LrsCredentialCache, LrsLaunchTokens],
 })
 export class XapiModule implements OnModuleInit {
   constructor(
