@@ -103,18 +103,18 @@ describe('LRS authorisation: credential cache, OAuth, launch tokens', () => {
     const signer = (algorithm: 'HMAC-SHA1' | 'HMAC-SHA256' = 'HMAC-SHA1') =>
       new OAuth({ consumer, signature_method: algorithm, hash_function: (base, key) => createHmac(algorithm === 'HMAC-SHA1' ? 'sha1' : 'sha256', key).update(base).digest('base64') });
     const oauthCall = (method: string, url: string, json?: unknown, oauth = signer(), data?: OAuth.Data) => {
-      const header = oauth.toHeader(data ?? oauth.authorize({ url, method })).Authorization;
+      const header = oauth.toHeader((data ?? oauth.authorize({ url, method })) as OAuth.Authorization).Authorization;
       return call(url, { method, json, headers: { authorization: header, 'x-experience-api-version': '1.0.3' } });
     };
 
     beforeAll(async () => putCredential(consumer.key, { secret: consumer.secret, auth: 'OAUTH' }));
 
     it('accepts signed requests (HMAC-SHA1 and HMAC-SHA256, with query parameters)', async () => {
-      const st = statement({ id: randomUUID() });
-      expect((await oauthCall('POST', `${lrs}/statements`, st)).status).toBe(200);
-      const got = await oauthCall('GET', `${lrs}/statements?statementId=${st.id}`);
+      const id = randomUUID();
+      expect((await oauthCall('POST', `${lrs}/statements`, statement({ id }))).status).toBe(200);
+      const got = await oauthCall('GET', `${lrs}/statements?statementId=${id}`);
       expect(got.status).toBe(200);
-      expect(got.body).toMatchObject({ id: st.id, authority: { account: { name: consumer.key } } });
+      expect(got.body).toMatchObject({ id, authority: { account: { name: consumer.key } } });
       const listed = await oauthCall('GET', `${lrs}/statements?verb=${encodeURIComponent('http://adlnet.gov/expapi/verbs/experienced')}&limit=2`, undefined, signer('HMAC-SHA256'));
       expect(listed.status).toBe(200);
     });
@@ -152,12 +152,13 @@ describe('LRS authorisation: credential cache, OAuth, launch tokens', () => {
     it('lets content write and read its learner’s statements in its registration', async () => {
       const t = tokens.mint(appId, { registration, actor, expiresInSeconds: 60 });
       expect(t.authorization).toBe(`Basic ${t.authToken}`);
-      const st = inRegistration({ id: randomUUID() });
+      const id = randomUUID();
+      const st = inRegistration({ id });
       expect((await lrsCall('/statements', { method: 'POST', auth: t.authorization, json: [st] })).status).toBe(200);
-      expect((await lrsCall(`/statements?statementId=${st.id}`, { method: 'PUT', auth: t.authorization, json: st })).status).toBe(204);
+      expect((await lrsCall(`/statements?statementId=${id}`, { method: 'PUT', auth: t.authorization, json: st })).status).toBe(204);
       const mine = await lrsCall(`/statements?registration=${registration}`, { auth: t.authorization });
       expect(mine.status).toBe(200);
-      expect(mine.body.statements.map((x: { id: string }) => x.id)).toEqual([st.id]);
+      expect(mine.body.statements.map((x: { id: string }) => x.id)).toEqual([id]);
       expect((await lrsCall('/about', { auth: t.authorization })).status).toBe(200);
     });
 

@@ -6,13 +6,14 @@ import { RegistrationEntity } from '../registrations/entities/registration.entit
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { LaunchLinks } from '../registrations/launch-links';
 import { RegistrationsModule } from '../registrations/registrations.module';
+import { XapiModule } from '../xapi/xapi.module';
 import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerService } from './player.service';
 
 /** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink. */
 @Module({
-  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), RegistrationsModule],
+  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), RegistrationsModule, XapiModule],
   controllers: [PlayerController],
   providers: [PlayerService],
 })

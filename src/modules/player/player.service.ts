@@ -12,6 +12,7 @@ import { RegistrationEntity } from '../registrations/entities/registration.entit
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
 import { RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { LaunchStatements } from '../xapi/launch-statements/launch-statements';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
@@ -68,6 +69,7 @@ export class PlayerService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly keys: KeyRing,
     private readonly postbacks: RegistrationPostbacks,
+    private readonly launchStatements: LaunchStatements,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -168,6 +170,9 @@ export class PlayerService {
     };
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
     await this.sessions.update({ id: claims.id }, { launchHistoryId, expiresAt, settings });
+    if (claims.tracking) {
+      this.launchStatements.launched({ appId: claims.app, registrationId: claims.reg, instance: claims.inst, activityId: launchable.id, standard: scormVersion, sessionId: claims.id, resumed: node?.runtime?.exit === 'suspend', at: now });
+    }
     return encodeToken(this.keys, { t: 'session', id: claims.id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims);
   }
 
@@ -345,6 +350,8 @@ export class PlayerService {
       });
       // After the transaction: the postback job reads the committed state.
       if (applied) await this.postbacks.schedule(session.appId, session.registrationId, session.instance);
+      // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job.
+      if (applied) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi: body.cmi, final: body.final === true, passing: s.passing, at: now });
       if (applied) return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');

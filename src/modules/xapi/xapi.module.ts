@@ -2,6 +2,8 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { XapiCredentialEntity } from './entities/xapi-credential.entity';
+import { XapiLaunchStateEntity } from './entities/xapi-launch-state.entity';
+import { LaunchStatements } from './launch-statements/launch-statements';
 import { XapiStatementPipeEntity } from './entities/xapi-statement-pipe.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { LrsCredentialCache } from './lrs/lrs-credential-cache';
@@ -16,10 +18,10 @@ import { XapiStatementsService } from './xapi-statements.service';
 
 /** xAPI of API V2 (credentials, statement pipes) and the statement store behind every application's LRS. */
 @Module({
-  imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiStatementPipeEntity])],
+  imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiStatementPipeEntity, XapiLaunchStateEntity])],
   controllers: [XapiCredentialsController, XapiStatementPipesController],
-  providers: [XapiCredentialsService, XapiStatementsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens],
-  exports: [XapiCredentialsService, XapiStatementsService, LrsCredentialCache, LrsLaunchTokens],
+  providers: [XapiCredentialsService, XapiStatementsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens, LaunchStatements],
+  exports: [XapiCredentialsService, XapiStatementsService, LrsCredentialCache, LrsLaunchTokens, LaunchStatements],
 })
 export class XapiModule implements OnModuleInit {
   constructor(
@@ -27,11 +29,13 @@ export class XapiModule implements OnModuleInit {
     private readonly credentials: XapiCredentialsService,
     private readonly statements: XapiStatementsService,
     private readonly pipes: XapiStatementPipesService,
+    private readonly launchStatements: LaunchStatements,
   ) {}
 
   onModuleInit(): void {
     this.applicationHooks.registerPurger('xapi', async (appId) => {
       await this.pipes.purgeApplication(appId);
+      await this.launchStatements.purgeApplication(appId);
       await this.statements.purgeApplication(appId);
       await this.credentials.purgeApplication(appId);
     });

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
 import { ColumnKit } from '../column-kit';
 
-/** xAPI statement pipes (see XapiStatementPipeEntity). */
+/** xAPI statement pipes (XapiStatementPipeEntity) and what launches have reported as statements (XapiLaunchStateEntity). */
 export class XapiPipes1764800000000 implements MigrationInterface {
   name = 'XapiPipes1764800000000';
 
@@ -33,9 +33,24 @@ export class XapiPipes1764800000000 implements MigrationInterface {
         indices: [new TableIndex({ name: 'ix_xapi_statement_pipe_due', columnNames: ['visible_after'] })],
       }),
     );
+    await queryRunner.createTable(
+      new Table({
+        name: 'xapi_launch_state',
+        columns: [
+          c.id('app_id', { isPrimary: true }),
+          c.id('registration_id', { isPrimary: true }),
+          c.int('instance', { isPrimary: true, default: undefined }),
+          c.id('activity_id', { isPrimary: true }),
+          c.bigint('seq'),
+          c.text('reported', { isNullable: false }),
+          c.datetime('updated_at'),
+        ],
+      }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropTable('xapi_launch_state');
     await queryRunner.dropTable('xapi_statement_pipe');
   }
 }
