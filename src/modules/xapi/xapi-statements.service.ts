@@ -111,8 +111,7 @@ export class XapiStatementsService {
         fresh.push(s);
       }
       await this.checkVoiding(m, appId, fresh);
-      const stored = new Date();
-      for (const s of fresh) await this.insert(m, appId, s, authority, stored, defaultVersion, options.credentialId ?? null);
+      if (fresh.length > 0) await this.insertAll(m, appId, fresh, authority, new Date(), defaultVersion, options.credentialId ?? null);
       return out;
     });
   }
@@ -233,44 +232,57 @@ export class XapiStatementsService {
     }
   }
 
-  private async insert(m: EntityManager, appId: string, s: Record<string, Json>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
-    const hash = contentHash(s);
+  /**
+   * Inserts a batch in a constant number of statements whatever its size: which of them were voided before they
+   * arrived, one multi-row INSERT of the statements, their seqs, one multi-row INSERT of their links, one UPDATE for
+   * the statements they void.
+   */
+  private async insertAll(m: EntityManager, appId: string, batch: Array<Record<string, Json>>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
     const storedIso = stored.toISOString();
-    s.timestamp ??= storedIso;
-    s.stored = storedIso;
-    s.authority = authority;
-    s.version ??= defaultVersion;
-    const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
+    const ids = batch.map((s) => s.id as string);
     // A statement that arrives after the statement voiding it is voided from the start.
-    const alreadyVoided = voidingTarget === null && (await m.count(XapiStatementEntity, { where: { appId, voidingTarget: s.id as string } })) > 0;
-    const result = await m.insert(XapiStatementEntity, {
-      appId,
-      id: s.id as string,
-      statement: JSON.stringify(s),
-      contentHash: hash,
-      verbId: indexKey(s.verb.id as string),
-      agent: agentKey(s.actor),
-      activityId: (() => {
-        const id = objectActivityId(s);
-        return id === null ? null : indexKey(id);
-      })(),
-      registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
-      voided: alreadyVoided,
-      voidingTarget,
-      credentialId,
-      timestamp: new Date(s.timestamp as string),
-      stored,
+    const voidedEarlier = new Set(
+      (await m.find(XapiStatementEntity, { where: { appId, voidingTarget: In(ids) }, select: { voidingTarget: true } })).map((r) => r.voidingTarget),
+    );
+    const rows = batch.map((s) => {
+      const hash = contentHash(s);
+      s.timestamp ??= storedIso;
+      s.stored = storedIso;
+      s.authority = authority;
+      s.version ??= defaultVersion;
+      const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
+      const activityId = objectActivityId(s);
+      return {
+        appId,
+        id: s.id as string,
+        statement: JSON.stringify(s),
+        contentHash: hash,
+        verbId: indexKey(s.verb.id as string),
+        agent: agentKey(s.actor),
+        activityId: activityId === null ? null : indexKey(activityId),
+        registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
+        voided: voidingTarget === null && voidedEarlier.has(s.id as string),
+        voidingTarget,
+        credentialId,
+        timestamp: new Date(s.timestamp as string),
+        stored,
+      };
     });
-    const seq = Number(result.identifiers[0]?.seq ?? (await m.findOneOrFail(XapiStatementEntity, { where: { appId, id: s.id as string }, select: { seq: true } })).seq);
-    const { agents, activities } = relatedKeys(s);
-    const objectAgent = objectAgentKey(s);
-    const links = [
-      ...[...agents].map((value) => ({ appId, kind: 'agent', value, seq })),
-      ...[...activities].map((value) => ({ appId, kind: 'activity', value, seq })),
-      ...(objectAgent !== null ? [{ appId, kind: 'objagent', value: objectAgent, seq }] : []),
-    ];
-    if (links.length > 0) await m.insert(XapiStatementLinkEntity, links);
-    if (voidingTarget !== null) await m.update(XapiStatementEntity, { appId, id: voidingTarget }, { voided: true });
+    // SQLite allows 32,766 variables a statement (13 a statement row, 4 a link row).
+    for (let i = 0; i < rows.length; i += 1000) await m.createQueryBuilder().insert().into(XapiStatementEntity).values(rows.slice(i, i + 1000)).updateEntity(false).execute();
+    const seqs = new Map((await m.find(XapiStatementEntity, { where: { appId, id: In(ids) }, select: { id: true, seq: true } })).map((r) => [r.id, Number(r.seq)]));
+    const links: Array<Pick<XapiStatementLinkEntity, 'appId' | 'kind' | 'value' | 'seq'>> = [];
+    for (const s of batch) {
+      const seq = seqs.get(s.id as string)!;
+      const { agents, activities } = relatedKeys(s);
+      for (const value of agents) links.push({ appId, kind: 'agent', value, seq });
+      for (const value of activities) links.push({ appId, kind: 'activity', value, seq });
+      const objectAgent = objectAgentKey(s);
+      if (objectAgent !== null) links.push({ appId, kind: 'objagent', value: objectAgent, seq });
+    }
+    for (let i = 0; i < links.length; i += 5000) await m.createQueryBuilder().insert().into(XapiStatementLinkEntity).values(links.slice(i, i + 5000)).updateEntity(false).execute();
+    const targets = rows.filter((r) => r.voidingTarget !== null).map((r) => r.voidingTarget as string);
+    if (targets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(targets) }, { voided: true });
   }
 
   private render(row: XapiStatementEntity, format: 'ids' | 'exact' | 'canonical'): Json {
