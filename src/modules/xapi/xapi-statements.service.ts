@@ -205,11 +205,21 @@ export class XapiStatementsService {
    */
   private linkFilter(qb: ReturnType<Repository<XapiStatementEntity>['createQueryBuilder']>, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, column: string): void {
     const p = `${kind}Key`;
-    const linkKind = related ? kind : kind === 'agent' ? 'objagent' : null;
-    if (linkKind === null) {
+    if (related) {
+      // Every agent / activity a statement mentions has a link row (its actor and object included): a join on the
+      // link key (app, kind, value, seq) reads the matches newest first, without collecting and sorting them all.
+      const alias = `${kind}Link`;
+      qb.innerJoin(XapiStatementLinkEntity, alias, `${alias}.appId = s.appId AND ${alias}.seq = s.seq AND ${alias}.kind = :${p}Kind AND ${alias}.value = :${p}`, {
+        [`${p}Kind`]: kind,
+        [p]: value,
+      });
+      return;
+    }
+    if (kind === 'activity') {
       qb.andWhere(`${column} = :${p}`, { [p]: value });
       return;
     }
+    const linkKind = 'objagent';
     qb.andWhere(
       new Brackets((w) => {
         w.where(`${column} = :${p}`, { [p]: value }).orWhere(
