@@ -99,10 +99,12 @@ export class XapiStatementsService {
       const existingHash = new Map(existing.map((e) => [e.id, e.contentHash]));
       const out: string[] = [];
       const fresh: Array<Record<string, Json>> = [];
+      const hashes = new Map<string, string>();
       for (const s of checked) {
         s.id ??= randomUUID();
         out.push(s.id);
         const hash = contentHash(s);
+        hashes.set(s.id, hash);
         const known = existingHash.get(s.id);
         if (known !== undefined) {
           if (known !== hash) throw new ConflictError(`A different statement with id ${s.id} is already stored; statements are immutable`);
@@ -111,7 +113,7 @@ export class XapiStatementsService {
         fresh.push(s);
       }
       await this.checkVoiding(m, appId, fresh);
-      if (fresh.length > 0) await this.insertAll(m, appId, fresh, authority, new Date(), defaultVersion, options.credentialId ?? null);
+      if (fresh.length > 0) await this.insertAll(m, appId, fresh, hashes, authority, new Date(), defaultVersion, options.credentialId ?? null);
       return out;
     });
   }
@@ -247,7 +249,7 @@ export class XapiStatementsService {
    * arrived, one multi-row INSERT of the statements, their seqs, one multi-row INSERT of their links, one UPDATE for
    * the statements they void.
    */
-  private async insertAll(m: EntityManager, appId: string, batch: Array<Record<string, Json>>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
+  private async insertAll(m: EntityManager, appId: string, batch: Array<Record<string, Json>>, hashes: Map<string, string>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
     const storedIso = stored.toISOString();
     const ids = batch.map((s) => s.id as string);
     // A statement that arrives after the statement voiding it is voided from the start.
@@ -255,7 +257,7 @@ export class XapiStatementsService {
       (await m.find(XapiStatementEntity, { where: { appId, voidingTarget: In(ids) }, select: { voidingTarget: true } })).map((r) => r.voidingTarget),
     );
     const rows = batch.map((s) => {
-      const hash = contentHash(s);
+      const hash = hashes.get(s.id as string)!;
       s.timestamp ??= storedIso;
       s.stored = storedIso;
       s.authority = authority;
