@@ -144,7 +144,12 @@ export class XapiStatementsService {
     if (state.verb !== undefined) qb.andWhere('s.verbId = :verb', { verb: indexKey(state.verb) });
     if (state.registration !== undefined) qb.andWhere('s.registration = :registration', { registration: state.registration });
     if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
-    if (state.agent !== undefined) this.linkFilter(qb, appId, 'agent', state.agent, state.relatedAgents === true, 's.agent');
+    if (state.agent !== undefined) {
+      // An agent that is the object of no statement (most learners) is matched on the actor index alone.
+      const isObject = state.relatedAgents !== true && (await this.dataSource.getRepository(XapiStatementLinkEntity).existsBy({ appId, kind: 'objagent', value: state.agent }));
+      if (state.relatedAgents !== true && !isObject) qb.andWhere('s.agent = :agentKey', { agentKey: state.agent });
+      else this.linkFilter(qb, appId, 'agent', state.agent, state.relatedAgents === true, 's.agent');
+    }
     if (state.activity !== undefined) this.linkFilter(qb, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, 's.activityId');
     if (state.since !== undefined) qb.andWhere('s.stored > :since', { since: new Date(state.since) });
     if (state.until !== undefined) qb.andWhere('s.stored <= :until', { until: new Date(state.until) });
