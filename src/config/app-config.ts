@@ -41,6 +41,8 @@ export interface AppConfig {
   http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
   auth: { cacheTtlMs: number; maxTokenLifetimeSeconds: number };
   jobs: { concurrency: number; lockMs: number; maxAttempts: number; postbackBackoffMs: number };
+  /** Statement pipes: how long a caught-up pipe waits before it reads its source again; first retry delay after a failure. */
+  xapiPipes: { intervalMs: number; backoffMs: number };
   bootstrap: boolean;
   version: string;
 }
@@ -207,6 +209,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
       maxAttempts: int('LCDS_JOB_MAX_ATTEMPTS', 5, 1, 100),
       /** First retry delay of registration postbacks (doubling, capped at an hour); lowered only by tests. */
       postbackBackoffMs: int('LCDS_POSTBACK_BACKOFF_MS', 30_000, 10, 3_600_000),
+    },
+    xapiPipes: {
+      intervalMs: int('LCDS_XAPI_PIPE_INTERVAL_MS', 60_000, 100, 24 * 3600 * 1000),
+      backoffMs: int('LCDS_XAPI_PIPE_BACKOFF_MS', 30_000, 10, 3_600_000),
     },
     bootstrap: bool('LCDS_BOOTSTRAP', true),
     version: packageVersion(),

@@ -10,6 +10,7 @@ import { RegistrationsModule } from '../registrations/registrations.module';
 import { SettingsModule } from '../settings/settings.module';
 import { AiccHacpController } from './aicc-hacp.controller';
 import { AiccHacpService } from './aicc-hacp.service';
+import { XapiModule } from '../xapi/xapi.module';
 import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
@@ -17,7 +18,7 @@ import { PlayerService } from './player.service';
 
 /** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
 @Module({
-  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule],
+  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
   controllers: [PlayerController, AiccHacpController],
   providers: [PlayerService, PlayerSessionReaper, AiccHacpService],
 })

@@ -17,6 +17,7 @@ import type { ActivityResult } from '../registrations/registration-types';
 import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
 import { RegistrationsService, settingCourseRef } from '../registrations/registrations.service';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
+import { LaunchStatements } from '../xapi/launch-statements/launch-statements';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
@@ -138,6 +139,7 @@ export class PlayerService {
     private readonly postbacks: RegistrationPostbacks,
     private readonly registrationsService: RegistrationsService,
     private readonly settings: SettingsService,
+    private readonly launchStatements: LaunchStatements,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -247,7 +249,11 @@ export class PlayerService {
       rollup,
       postbacks: this.postbacks.hasTarget(reg, values),
     };
-    return this.openSession(claims.id, settings, launchHistoryId, now);
+    const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
+    if (claims.tracking) {
+      this.launchStatements.launched({ appId: claims.app, registrationId: claims.reg, instance: claims.inst, activityId: launchable.id, standard: scormVersion, sessionId: claims.id, resumed: node?.runtime?.exit === 'suspend', at: now });
+    }
+    return sessionToken;
   }
 
   /** A preview link opens a session on the course version alone: no registration, no launch history, tracking off. */
@@ -491,6 +497,8 @@ export class PlayerService {
         final: body.final === true,
       });
       if (!applied) continue;
+      // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job.
+      this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi: body.cmi, final: body.final === true, passing: s.passing, at: new Date() });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);

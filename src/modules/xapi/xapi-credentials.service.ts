@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -11,6 +10,7 @@ import { PageTokens } from '../../platform/http/page-tokens';
 import { XapiCredentialListQueryDto } from './dto/xapi-credential-list-query.dto';
 import { XapiCredentialPostDto } from './dto/xapi-credential.dto';
 import { XapiAuthType, XapiCredentialEntity, XapiPermissionsLevel } from './entities/xapi-credential.entity';
+import { LrsCredentialCache } from './lrs/lrs-credential-cache';
 
 /**
  * XapiCredentialSchema as the generated clients read it: `auth` and `permissionsLevel` are objects
@@ -26,13 +26,6 @@ export interface XapiCredentialView {
   permissionsLevel: { xapiCredentialPermissionsLevel: XapiPermissionsLevel };
 }
 
-/** A credential an LRS request authenticated with. */
-export interface LrsCredential {
-  id: string;
-  name: string;
-  permissionsLevel: XapiPermissionsLevel;
-}
-
 /** The xAPI credentials of applications: keys for activity providers to use the application's LRS. */
 @Injectable()
 export class XapiCredentialsService {
@@ -42,6 +35,7 @@ export class XapiCredentialsService {
     @InjectRepository(XapiCredentialEntity) private readonly credentials: Repository<XapiCredentialEntity>,
     private readonly keys: KeyRing,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cache: LrsCredentialCache,
     tokens: PageTokens,
   ) {
     this.listQuery = new ListQuery(tokens, {
@@ -81,6 +75,7 @@ export class XapiCredentialsService {
         updatedAt: new Date(),
       },
     );
+    await this.cache.invalidate(appId);
   }
 
   async get(appId: string, id: string): Promise<XapiCredentialView> {
@@ -99,17 +94,7 @@ export class XapiCredentialsService {
   async delete(appId: string, id: string): Promise<void> {
     await this.require(appId, id);
     await this.credentials.delete({ appId, id });
-  }
-
-  /** The enabled BASICAUTH credential of the application with this key and secret, else null. */
-  async authenticate(appId: string, id: string, secret: string): Promise<LrsCredential | null> {
-    if (id === '' || id.length > 191) return null;
-    const row = await this.credentials.findOneBy({ appId, id });
-    if (!row || !row.isEnabled || row.auth !== 'BASICAUTH') return null;
-    const expected = Buffer.from(this.keys.open(row.secretSealed));
-    const given = Buffer.from(secret);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
-    return { id: row.id, name: row.name, permissionsLevel: row.permissionsLevel };
+    await this.cache.invalidate(appId);
   }
 
   /** The LRS endpoint of an application, as activity providers are given it. */
@@ -119,6 +104,7 @@ export class XapiCredentialsService {
 
   async purgeApplication(appId: string): Promise<void> {
     await this.credentials.delete({ appId });
+    await this.cache.invalidate(appId);
   }
 
   private async insert(appId: string, id: string, body: XapiCredentialPostDto): Promise<void> {
@@ -135,6 +121,8 @@ export class XapiCredentialsService {
       createdAt: now,
       updatedAt: now,
     });
+    // An id tried before it existed is remembered as unknown for a few seconds.
+    await this.cache.invalidate(appId);
   }
 
   private checkId(id: string): void {

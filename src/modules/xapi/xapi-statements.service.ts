@@ -126,10 +126,12 @@ export class XapiStatementsService {
       const existingHash = new Map(existing.map((e) => [e.id, e.contentHash]));
       const out: string[] = [];
       const fresh: Array<Record<string, Json>> = [];
+      const hashes = new Map<string, string>();
       for (const s of batch) {
         s.id ??= randomUUID();
         out.push(s.id);
         const hash = contentHash(s);
+        hashes.set(s.id, hash);
         const known = existingHash.get(s.id);
         if (known !== undefined) {
           if (known !== hash) throw new ConflictError(`A different statement with id ${s.id} is already stored; statements are immutable`);
@@ -138,8 +140,7 @@ export class XapiStatementsService {
         fresh.push(s);
       }
       await this.checkVoiding(m, appId, fresh);
-      const stored = new Date();
-      for (const s of fresh) await this.insert(m, appId, s, authority, stored, defaultVersion, options.credentialId ?? null);
+      if (fresh.length > 0) await this.insertAll(m, appId, fresh, hashes, authority, new Date(), defaultVersion, options.credentialId ?? null);
       for (const a of options.attachments ?? []) {
         if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
       }
@@ -170,6 +171,9 @@ export class XapiStatementsService {
     } else {
       state = this.stateOf(filters);
     }
+    // An agent that is the object of no statement (most learners) is matched on the actor index alone.
+    const agentAsObject =
+      state.agent !== undefined && state.relatedAgents !== true && (await this.dataSource.getRepository(XapiStatementLinkEntity).existsBy({ appId, kind: 'objagent', value: state.agent }));
     const page = (refs: boolean) => {
       const qb = this.statements.createQueryBuilder('s').where('s.appId = :appId', { appId }).andWhere('s.voided = :no', { no: false });
       if (refs) {
@@ -177,9 +181,9 @@ export class XapiStatementsService {
         // (Communication 2.1.3 "Filter Conditions for StatementRefs"); time, order and limit apply to the referrer.
         // Driven by the referring statements (few, through ix_xapi_statement_ref), each joined to its one target.
         qb.innerJoin(XapiStatementEntity, 't', 't.appId = s.appId AND t.id = s.refTarget').andWhere('s.refTarget IS NOT NULL');
-        this.matchFilters(qb, 't', appId, state);
+        this.matchFilters(qb, 't', appId, state, agentAsObject);
       } else {
-        this.matchFilters(qb, 's', appId, state);
+        this.matchFilters(qb, 's', appId, state, agentAsObject);
       }
       if (state.storedBy !== undefined) qb.andWhere('s.credentialId = :storedBy', { storedBy: state.storedBy });
       if (state.registrationSet !== undefined && filters.registrationSet) {
@@ -274,17 +278,31 @@ export class XapiStatementsService {
    * any agent or activity the statement mentions (link kinds 'agent' / 'activity').
    */
   /** The non-time filters (verb, registration, agent, activity) on the statements of alias `a`. */
-  private matchFilters(qb: StatementQuery, a: string, appId: string, state: QueryState): void {
+  private matchFilters(qb: StatementQuery, a: string, appId: string, state: QueryState, agentAsObject: boolean): void {
     if (state.verb !== undefined) qb.andWhere(`${a}.verbId = :verb`, { verb: indexKey(state.verb) });
     if (state.registration !== undefined) qb.andWhere(`${a}.registration = :registration`, { registration: state.registration });
-    if (state.agent !== undefined) this.linkFilter(qb, a, appId, 'agent', state.agent, state.relatedAgents === true, `${a}.agent`);
-    if (state.activity !== undefined) this.linkFilter(qb, a, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, `${a}.activityId`);
+    if (state.agent !== undefined) this.linkFilter(qb, a, appId, 'agent', state.agent, state.relatedAgents === true, agentAsObject);
+    if (state.activity !== undefined) this.linkFilter(qb, a, appId, 'activity', indexKey(state.activity), state.relatedActivities === true, false);
   }
 
-  private linkFilter(qb: StatementQuery, a: string, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, column: string): void {
+  /**
+   * One agent / activity filter on the statements of alias `a`. With related_*: a join on the link key (app, kind,
+   * value, seq) — every agent / activity a statement mentions has a link row — which reads the matches newest first
+   * without collecting and sorting them all. Without: the actor / object column, or for an agent that is also the
+   * object of some statement (`viaObject`) that column or an 'objagent' link.
+   */
+  private linkFilter(qb: StatementQuery, a: string, appId: string, kind: 'agent' | 'activity', value: string, related: boolean, viaObject: boolean): void {
     const p = `${kind}Key`;
-    const linkKind = related ? kind : kind === 'agent' ? 'objagent' : null;
-    if (linkKind === null) {
+    if (related) {
+      const alias = `${a}_${kind}Link`;
+      qb.innerJoin(XapiStatementLinkEntity, alias, `${alias}.appId = ${a}.appId AND ${alias}.seq = ${a}.seq AND ${alias}.kind = :${p}Kind AND ${alias}.value = :${p}`, {
+        [`${p}Kind`]: kind,
+        [p]: value,
+      });
+      return;
+    }
+    const column = `${a}.${kind === 'agent' ? 'agent' : 'activityId'}`;
+    if (!viaObject) {
       qb.andWhere(`${column} = :${p}`, { [p]: value });
       return;
     }
@@ -292,7 +310,7 @@ export class XapiStatementsService {
       new Brackets((w) => {
         w.where(`${column} = :${p}`, { [p]: value }).orWhere(
           `${a}.seq IN (SELECT l.seq FROM xapi_statement_link l WHERE l.app_id = :${p}App AND l.kind = :${p}Kind AND l.value = :${p})`,
-          { [`${p}App`]: appId, [`${p}Kind`]: linkKind },
+          { [`${p}App`]: appId, [`${p}Kind`]: 'objagent' },
         );
       }),
     );
@@ -310,45 +328,58 @@ export class XapiStatementsService {
     }
   }
 
-  private async insert(m: EntityManager, appId: string, s: Record<string, Json>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
-    const hash = contentHash(s);
+  /**
+   * Inserts a batch in a constant number of statements whatever its size: which of them were voided before they
+   * arrived, one multi-row INSERT of the statements, their seqs, one multi-row INSERT of their links, one UPDATE for
+   * the statements they void.
+   */
+  private async insertAll(m: EntityManager, appId: string, batch: Array<Record<string, Json>>, hashes: Map<string, string>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
     const storedIso = stored.toISOString();
-    s.timestamp ??= storedIso;
-    s.stored = storedIso;
-    s.authority = authority;
-    s.version ??= defaultVersion;
-    const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
+    const ids = batch.map((s) => s.id as string);
     // A statement that arrives after the statement voiding it is voided from the start.
-    const alreadyVoided = voidingTarget === null && (await m.count(XapiStatementEntity, { where: { appId, voidingTarget: s.id as string } })) > 0;
-    const result = await m.insert(XapiStatementEntity, {
-      appId,
-      id: s.id as string,
-      statement: JSON.stringify(s),
-      contentHash: hash,
-      verbId: indexKey(s.verb.id as string),
-      agent: agentKey(s.actor),
-      activityId: (() => {
-        const id = objectActivityId(s);
-        return id === null ? null : indexKey(id);
-      })(),
-      registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
-      voided: alreadyVoided,
-      voidingTarget,
-      refTarget: s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
-      credentialId,
-      timestamp: new Date(s.timestamp as string),
-      stored,
+    const voidedEarlier = new Set(
+      (await m.find(XapiStatementEntity, { where: { appId, voidingTarget: In(ids) }, select: { voidingTarget: true } })).map((r) => r.voidingTarget),
+    );
+    const rows = batch.map((s) => {
+      const hash = hashes.get(s.id as string)!;
+      s.timestamp ??= storedIso;
+      s.stored = storedIso;
+      s.authority = authority;
+      s.version ??= defaultVersion;
+      const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
+      const activityId = objectActivityId(s);
+      return {
+        appId,
+        id: s.id as string,
+        statement: JSON.stringify(s),
+        contentHash: hash,
+        verbId: indexKey(s.verb.id as string),
+        agent: agentKey(s.actor),
+        activityId: activityId === null ? null : indexKey(activityId),
+        registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
+        voided: voidingTarget === null && voidedEarlier.has(s.id as string),
+        voidingTarget,
+        refTarget: s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
+        credentialId,
+        timestamp: new Date(s.timestamp as string),
+        stored,
+      };
     });
-    const seq = Number(result.identifiers[0]?.seq ?? (await m.findOneOrFail(XapiStatementEntity, { where: { appId, id: s.id as string }, select: { seq: true } })).seq);
-    const { agents, activities } = relatedKeys(s);
-    const objectAgent = objectAgentKey(s);
-    const links = [
-      ...[...agents].map((value) => ({ appId, kind: 'agent', value, seq })),
-      ...[...activities].map((value) => ({ appId, kind: 'activity', value, seq })),
-      ...(objectAgent !== null ? [{ appId, kind: 'objagent', value: objectAgent, seq }] : []),
-    ];
-    if (links.length > 0) await m.insert(XapiStatementLinkEntity, links);
-    if (voidingTarget !== null) await m.update(XapiStatementEntity, { appId, id: voidingTarget }, { voided: true });
+    // SQLite allows 32,766 variables a statement (13 a statement row, 4 a link row).
+    for (let i = 0; i < rows.length; i += 1000) await m.createQueryBuilder().insert().into(XapiStatementEntity).values(rows.slice(i, i + 1000)).updateEntity(false).execute();
+    const seqs = new Map((await m.find(XapiStatementEntity, { where: { appId, id: In(ids) }, select: { id: true, seq: true } })).map((r) => [r.id, Number(r.seq)]));
+    const links: Array<Pick<XapiStatementLinkEntity, 'appId' | 'kind' | 'value' | 'seq'>> = [];
+    for (const s of batch) {
+      const seq = seqs.get(s.id as string)!;
+      const { agents, activities } = relatedKeys(s);
+      for (const value of agents) links.push({ appId, kind: 'agent', value, seq });
+      for (const value of activities) links.push({ appId, kind: 'activity', value, seq });
+      const objectAgent = objectAgentKey(s);
+      if (objectAgent !== null) links.push({ appId, kind: 'objagent', value: objectAgent, seq });
+    }
+    for (let i = 0; i < links.length; i += 5000) await m.createQueryBuilder().insert().into(XapiStatementLinkEntity).values(links.slice(i, i + 5000)).updateEntity(false).execute();
+    const targets = rows.filter((r) => r.voidingTarget !== null).map((r) => r.voidingTarget as string);
+    if (targets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(targets) }, { voided: true });
   }
 
   private render(row: XapiStatementEntity, format: 'ids' | 'exact' | 'canonical'): Json {

@@ -6,6 +6,7 @@ import { Player1764200000000 } from './migrations/1764200000000-player';
 import { RegistrationPostbacks1764300000000 } from './migrations/1764300000000-registration-postbacks';
 import { CourseTitleKey1764400000000 } from './migrations/1764400000000-course-title-key';
 import { LrsDocuments1764700000000 } from './migrations/1764700000000-lrs-documents';
+import { XapiPipes1764800000000 } from './migrations/1764800000000-xapi-pipes';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   RegistrationPostbacks1764300000000,
   CourseTitleKey1764400000000,
   LrsDocuments1764700000000,
+  XapiPipes1764800000000,
 ];

@@ -69,12 +69,12 @@ export class OutboundHttp {
 
   /** Sends a body and reads the answer (up to 64 KB of it). */
   async post(url: string, body: string, headers: Record<string, string>, timeoutMs = 30_000): Promise<OutboundResponse> {
-    const res = await this.send('POST', url, body, headers, timeoutMs);
-    let text = '';
-    for await (const chunk of res as AsyncIterable<Buffer>) {
-      if (text.length < 65_536) text += chunk.toString('utf8');
-    }
-    return { status: res.statusCode ?? 0, headers: res.headers, body: text.slice(0, 65_536) };
+    return this.read(url, await this.send('POST', url, body, headers, timeoutMs), 65_536, false);
+  }
+
+  /** Reads a document (following redirects); an answer larger than maxBytes is an error, not cut short. */
+  async get(url: string, headers: Record<string, string>, options: { maxBytes: number; timeoutMs?: number }): Promise<OutboundResponse> {
+    return this.read(url, await this.send('GET', url, undefined, headers, options.timeoutMs ?? 30_000), options.maxBytes, true);
   }
 
   /** Refuses a URL the policy does not allow, before any work is queued for it. */
@@ -90,6 +90,25 @@ export class OutboundHttp {
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
     if (ipaddr.isValid(host) && !this.addressAllowed(host)) throw this.refused(url);
     return parsed;
+  }
+
+  private async read(url: string, res: IncomingMessage, maxBytes: number, strict: boolean): Promise<OutboundResponse> {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      if (bytes + chunk.length > maxBytes) {
+        if (strict) {
+          res.destroy();
+          throw new OutboundError(`${url} answered with more than the limit of ${maxBytes} bytes`);
+        }
+        chunks.push(chunk.subarray(0, maxBytes - bytes));
+        bytes = maxBytes;
+        continue;
+      }
+      chunks.push(chunk);
+      bytes += chunk.length;
+    }
+    return { status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') };
   }
 
   private async send(method: string, url: string, body: string | undefined, headers: Record<string, string>, timeoutMs: number, redirects = 0): Promise<IncomingMessage> {

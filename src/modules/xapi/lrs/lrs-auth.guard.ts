@@ -4,9 +4,12 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
 import { CredentialVerifier } from '../../../platform/auth/credential-verifier';
 import { UnauthorizedError } from '../../../platform/auth/unauthorized.error';
-import { InvalidInputError, NotFoundError } from '../../../platform/http/domain-errors';
-import type { Json } from './statement-keys';
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../../../platform/http/domain-errors';
 import { XapiCredentialsService } from '../xapi-credentials.service';
+import { LrsCredential, LrsCredentialCache } from './lrs-credential-cache';
+import { LAUNCH_TOKEN_USER, LrsLaunchGrant, LrsLaunchTokens } from './lrs-launch-tokens';
+import { baseStringUri, LrsOAuthVerifier, parseOAuthHeader } from './lrs-oauth';
+import { agentKey, Json } from './statement-keys';
 
 /** Who is calling an application's LRS, and what they may do there. */
 export interface LrsPrincipal {
@@ -21,6 +24,8 @@ export interface LrsPrincipal {
   authority: Json;
   /** The xAPI version the client speaks (X-Experience-API-Version). */
   version: string;
+  /** Set for the player's launch tokens: the registration and learner they are bound to. */
+  launch?: LrsLaunchGrant;
 }
 
 export const LRS_CHALLENGE = 'Basic realm="LCDS LRS"';
@@ -32,13 +37,18 @@ export function lrsPrincipal(req: Request): LrsPrincipal {
 
 /**
  * The LRS's own authentication (the API's global guard lets /lrs through as public): HTTP basic with an xAPI
- * credential of the application in the path (key:secret), or with the application's own id and secret key.
+ * credential of the application in the path (key:secret), OAuth 1.0a two-legged with an OAUTH xAPI credential, HTTP
+ * basic with the application's own id and secret key, or a launch token of the player (LrsLaunchTokens). Credentials
+ * come from memory (LrsCredentialCache), so a request does no database read once they are cached.
  * Also requires a supported X-Experience-API-Version, and answers with the version header on every response.
  */
 @Injectable()
 export class LrsAuthGuard implements CanActivate {
   constructor(
     private readonly credentials: XapiCredentialsService,
+    private readonly cache: LrsCredentialCache,
+    private readonly launchTokens: LrsLaunchTokens,
+    private readonly oauth: LrsOAuthVerifier,
     private readonly verifier: CredentialVerifier,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -51,37 +61,140 @@ export class LrsAuthGuard implements CanActivate {
     res.setHeader('X-Experience-API-Version', version.startsWith('2.') ? '2.0.0' : '1.0.3');
     if (this.config.role === 'worker') throw new NotFoundError('Operation', req.path);
     const appId = String(req.params.appId ?? '');
-    const principal = await this.authenticate(req.headers.authorization, appId);
+    const principal = await this.authenticate(req, appId);
     if (!version) throw new InvalidInputError('The X-Experience-API-Version header is required (1.0.x or 2.0.x)');
     if (!SUPPORTED_VERSION.test(version)) throw new InvalidInputError(`X-Experience-API-Version ${version} is not supported; use 1.0.x or 2.0.x`);
     (req as Request & { lrs: LrsPrincipal }).lrs = { ...principal, version };
     return true;
   }
 
-  private async authenticate(header: string | undefined, appId: string): Promise<Omit<LrsPrincipal, 'version'>> {
+  private async authenticate(req: Request, appId: string): Promise<Omit<LrsPrincipal, 'version'>> {
+    const header = req.headers.authorization;
+    const homePage = this.credentials.endpoint(appId);
+    if (header && /^OAuth\s/i.test(header)) return this.authenticateOAuth(req, header, appId, homePage);
     const match = header ? /^Basic +([A-Za-z0-9+/=._~-]+) *$/i.exec(header) : null;
-    if (!match) throw new UnauthorizedError(header ? 'The LRS accepts only HTTP basic authentication.' : 'Authorization Required.', LRS_CHALLENGE);
+    if (!match) throw new UnauthorizedError(header ? 'The LRS accepts HTTP basic authentication and OAuth 1.0a (two-legged).' : 'Authorization Required.', LRS_CHALLENGE);
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new UnauthorizedError('Invalid credentials.', LRS_CHALLENGE);
     const user = decoded.slice(0, colon);
     const secret = decoded.slice(colon + 1);
-    const homePage = this.credentials.endpoint(appId);
-    const credential = await this.credentials.authenticate(appId, user, secret);
-    if (credential) {
-      const level = credential.permissionsLevel;
-      return {
-        appId,
-        credentialId: credential.id,
-        canRead: level !== 'WRITEONLY',
-        canWrite: level !== 'READONLY',
-        readOwnOnly: level === 'DEFAULT' || level === 'USER',
-        authority: { objectType: 'Agent', name: credential.name, account: { homePage, name: credential.id } },
-      };
+    if (user === LAUNCH_TOKEN_USER) {
+      const grant = this.launchTokens.verify(appId, secret);
+      if (!grant) throw new UnauthorizedError('The launch token is invalid or has expired.', LRS_CHALLENGE);
+      checkLaunchScope(req, grant);
+      return { appId, credentialId: null, canRead: true, canWrite: true, readOwnOnly: false, authority: { objectType: 'Agent', account: { homePage, name: appId } }, launch: grant };
     }
+    const credential = await this.cache.verifyBasic(appId, user, secret);
+    if (credential) return this.credentialPrincipal(appId, homePage, credential);
     if (user === appId && appId !== '' && (await this.verifier.verifySecret(appId, secret))) {
       return { appId, credentialId: null, canRead: true, canWrite: true, readOwnOnly: false, authority: { objectType: 'Agent', account: { homePage, name: appId } } };
     }
     throw new UnauthorizedError('Invalid credentials.', LRS_CHALLENGE);
+  }
+
+  /** Two-legged OAuth 1.0a with an OAUTH xAPI credential (consumer key = credential id, consumer secret = its secret). */
+  private async authenticateOAuth(req: Request, header: string, appId: string, homePage: string): Promise<Omit<LrsPrincipal, 'version'>> {
+    const oauth = parseOAuthHeader(header);
+    if (!oauth) throw new UnauthorizedError('The OAuth Authorization header is malformed.', LRS_CHALLENGE);
+    const consumer = await this.cache.oauthConsumer(appId, oauth.get('oauth_consumer_key') ?? '');
+    if (!consumer) throw new UnauthorizedError('Invalid credentials.', LRS_CHALLENGE);
+    const path = req.originalUrl.split('?')[0];
+    const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+    const params: Array<[string, string]> = [...new URLSearchParams(query).entries()];
+    if ((req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded') && req.body && typeof req.body === 'object') {
+      for (const [k, v] of Object.entries(req.body as Record<string, unknown>)) for (const item of Array.isArray(v) ? v : [v]) params.push([k, String(item)]);
+    }
+    // As the client addressed it: the public URL (behind a proxy), or the Host header it reached us with.
+    const baseUrls = [baseStringUri(new URL(`${this.config.publicUrl.replace(/\/+$/, '')}${path}`))];
+    const host = req.get('host');
+    if (host) baseUrls.push(baseStringUri(new URL(path, `${req.protocol}://${host}`)));
+    const problem = await this.oauth.problem({ method: req.method, baseUrls, params, oauth }, consumer.secret, appId);
+    if (problem) throw new UnauthorizedError(`OAuth: ${problem}.`, LRS_CHALLENGE);
+    return this.credentialPrincipal(appId, homePage, consumer.credential);
+  }
+
+  private credentialPrincipal(appId: string, homePage: string, credential: LrsCredential): Omit<LrsPrincipal, 'version'> {
+    const level = credential.permissionsLevel;
+    return {
+      appId,
+      credentialId: credential.id,
+      canRead: level !== 'WRITEONLY',
+      canWrite: level !== 'READONLY',
+      readOwnOnly: level === 'DEFAULT' || level === 'USER',
+      authority: { objectType: 'Agent', name: credential.name, account: { homePage, name: credential.id } },
+    };
+  }
+}
+
+/**
+ * What a launch token may do: statements of its learner in its registration (reading them needs registration=…,
+ * or a statement id), the State of its learner (in its registration), and reading activities, agents and profiles.
+ * Anything else is 403 with the rule that refused it.
+ */
+export function checkLaunchScope(req: Request, grant: LrsLaunchGrant): void {
+  const resource = req.path.replace(/^\/lrs\/[^/]+\/?/, '').replace(/\/+$/, '');
+  const override = typeof req.query.method === 'string' ? req.query.method.toUpperCase() : null;
+  const method = override ?? req.method.toUpperCase();
+  const form = override !== null && req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+  const param = (name: string): string | undefined => {
+    const v = req.query[name] ?? form[name];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const deny = (why: string): never => {
+    throw new ForbiddenError(`This launch token ${why}`);
+  };
+  const reading = method === 'GET' || method === 'HEAD';
+  const sameAgent = (raw: string | undefined): boolean => {
+    if (raw === undefined) return false;
+    try {
+      return agentKey(JSON.parse(raw)) === grant.agent;
+    } catch {
+      return false;
+    }
+  };
+  switch (resource) {
+    case 'about':
+      return;
+    case 'statements': {
+      if (reading) {
+        if (param('statementId') !== undefined || param('voidedStatementId') !== undefined) return;
+        if (param('registration')?.toLowerCase() !== grant.registration) deny('reads only the statements of its registration: send registration=<its registration>');
+        return;
+      }
+      if (method !== 'PUT' && method !== 'POST') deny(`may not ${method} statements`);
+      let body: unknown = override !== null ? form.content : req.body;
+      if (typeof body === 'string') {
+        try {
+          body = JSON.parse(body);
+        } catch {
+          deny('sends statements as JSON only');
+        }
+      }
+      for (const s of (Array.isArray(body) ? body : [body]) as unknown[]) {
+        if (typeof s !== 'object' || s === null) deny('sends statements as JSON only');
+        const statement = s as { actor?: Json; context?: { registration?: unknown } };
+        if (agentKey(statement.actor) !== grant.agent) deny('writes only statements whose actor is its learner');
+        const registration = statement.context?.registration;
+        if (typeof registration !== 'string' || registration.toLowerCase() !== grant.registration) deny('writes only statements whose context.registration is its registration');
+      }
+      return;
+    }
+    case 'activities/state': {
+      if (!sameAgent(param('agent'))) deny('reads and writes only the State of its learner');
+      const registration = param('registration');
+      if (registration !== undefined && registration.toLowerCase() !== grant.registration) deny('reads and writes only the State of its registration');
+      return;
+    }
+    case 'agents/profile':
+      if (!reading && !sameAgent(param('agent'))) deny('writes only the profile of its learner');
+      return;
+    case 'activities':
+    case 'agents':
+    case 'activities/profile':
+      if (!reading) deny(`may only read ${resource}`);
+      return;
+    default:
+      deny(`may not use ${resource || 'this resource'}`);
   }
 }

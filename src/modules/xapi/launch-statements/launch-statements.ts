@@ -1,0 +1,179 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Min } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../../config/config.module';
+import type { AppConfig } from '../../../config/app-config';
+import { defineQueue, JobQueue } from '../../../platform/queue/job-queue';
+import { CourseVersionEntity } from '../../courses/entities/course-version.entity';
+import type { FlatCmi, ScormVersion } from '../../player/scorm-runtime';
+import { RegistrationEntity } from '../../registrations/entities/registration.entity';
+import { RegistrationInstanceEntity } from '../../registrations/entities/registration-instance.entity';
+import { XapiLaunchStateEntity } from '../entities/xapi-launch-state.entity';
+import { XapiCredentialsService } from '../xapi-credentials.service';
+import { XapiStatementsService } from '../xapi-statements.service';
+import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED, relevantCmi, ReportedState, stableUuid } from './scorm-profile';
+
+/** A launch (kind `launch`) or an applied commit (kind `commit`) of a SCORM activity, to be told as xAPI statements. */
+export class LaunchStatementsPayload {
+  @IsIn(['launch', 'commit']) kind!: 'launch' | 'commit';
+  @IsString() @IsNotEmpty() appId!: string;
+  @IsString() @IsNotEmpty() registrationId!: string;
+  @IsInt() @Min(0) instance!: number;
+  @IsString() @IsNotEmpty() activityId!: string;
+  @IsIn(['1.2', '2004']) standard!: ScormVersion;
+  /** ms since the epoch: the statements' timestamp. */
+  @IsInt() @Min(0) at!: number;
+  /** commit: the registration's commit sequence; launch: the session id's hash-free key. */
+  @IsString() @IsNotEmpty() key!: string;
+  @IsOptional() @IsInt() @Min(0) seq?: number;
+  @IsOptional() @IsObject() cmi?: FlatCmi;
+  @IsOptional() @IsBoolean() final?: boolean;
+  @IsOptional() @IsBoolean() resumed?: boolean;
+  @IsOptional() @IsNumber() passing?: number;
+}
+
+export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
+  name: 'xapi-launch-statements',
+  payloadClass: LaunchStatementsPayload,
+  maxAttempts: 5,
+  backoffMs: 2_000,
+  timeoutMs: 30_000,
+});
+
+/**
+ * Statements from SCORM launches, as SCORM Cloud records them in the application's LRS (ADL xAPI SCORM Profile, see
+ * scorm-profile.ts). The player calls `launched` and `commitApplied` without waiting: each only queues a job (the
+ * commit's relevant data model elements travel in the payload), so the commit path gets no extra database reads. The
+ * job compares the commit with what was reported before (XapiLaunchStateEntity, guarded by the commit sequence, so an
+ * older commit that runs late states nothing) and stores the new statements with ids derived from the commit.
+ */
+@Injectable()
+export class LaunchStatements implements OnModuleInit {
+  private readonly logger = new Logger(LaunchStatements.name);
+
+  constructor(
+    private readonly jobs: JobQueue,
+    private readonly statements: XapiStatementsService,
+    private readonly credentials: XapiCredentialsService,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload));
+  }
+
+  /** A tracked launch opened a session on an activity (resumed: its last exit was suspend). Never throws, never waits. */
+  launched(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; sessionId: string; resumed: boolean; at: Date }): void {
+    this.enqueue({ kind: 'launch', appId: p.appId, registrationId: p.registrationId, instance: p.instance, activityId: p.activityId, standard: p.standard, at: p.at.getTime(), key: p.sessionId, resumed: p.resumed });
+  }
+
+  /** A commit was applied (after its transaction). Never throws, never waits. */
+  commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date }): void {
+    this.enqueue({
+      kind: 'commit',
+      appId: p.appId,
+      registrationId: p.registrationId,
+      instance: p.instance,
+      activityId: p.activityId,
+      standard: p.standard,
+      at: p.at.getTime(),
+      key: String(p.seq),
+      seq: p.seq,
+      cmi: relevantCmi(p.cmi),
+      final: p.final,
+      ...(p.passing !== undefined ? { passing: p.passing } : {}),
+    });
+  }
+
+  private enqueue(payload: LaunchStatementsPayload): void {
+    const jobId = stableUuid('launch-statements', payload.appId, payload.registrationId, payload.instance, payload.activityId, payload.kind, payload.key);
+    this.jobs.enqueue(LAUNCH_STATEMENTS_QUEUE, payload, { appId: payload.appId, jobId }).catch((err: unknown) => {
+      this.logger.error({ msg: 'launch statements not queued', appId: payload.appId, registrationId: payload.registrationId, err: err instanceof Error ? err.message : String(err) });
+    });
+  }
+
+  async purgeApplication(appId: string): Promise<void> {
+    await this.dataSource.getRepository(XapiLaunchStateEntity).delete({ appId });
+  }
+
+  private async record(p: LaunchStatementsPayload): Promise<unknown> {
+    const context = await this.context(p);
+    if (!context) return { skipped: 'registration or course gone' };
+    const at = new Date(p.at);
+    const authority = { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(p.appId), name: p.appId } };
+    const keyBase = `${p.appId}\n${p.registrationId}\n${p.instance}\n${p.activityId}`;
+    if (p.kind === 'launch') {
+      const list = launchStatements(context, at, `${keyBase}\nlaunch\n${p.key}`, p.resumed === true);
+      await this.statements.storeStatements(p.appId, list, authority);
+      return { stored: list.length };
+    }
+    const where = { appId: p.appId, registrationId: p.registrationId, instance: p.instance, activityId: p.activityId };
+    const repo = this.dataSource.getRepository(XapiLaunchStateEntity);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await repo.findOneBy(where);
+      const seq = p.seq ?? 0;
+      if (row && Number(row.seq) >= seq) return { skipped: 'a later commit was reported already' };
+      const previous = row ? (JSON.parse(row.reported) as ReportedState) : NOTHING_REPORTED;
+      const { statements, state } = commitStatements(context, p.cmi ?? {}, previous, at, `${keyBase}\ncommit\n${p.key}`, p.final === true, p.passing);
+      const now = new Date();
+      // Claim the step from `row.seq` to `seq`: a concurrent job for another commit of this activity makes one of them retry.
+      const claimed = row ? await this.advance(where, Number(row.seq), seq, state, now) : await this.first(where, seq, state, now);
+      if (!claimed) continue;
+      if (statements.length === 0) return { stored: 0 };
+      try {
+        await this.statements.storeStatements(p.appId, statements, authority);
+      } catch (err) {
+        // Give the step back so the retry of this job states it again.
+        if (row) await repo.update({ ...where, seq }, { seq: row.seq, reported: row.reported });
+        else await repo.delete({ ...where, seq });
+        throw err;
+      }
+      return { stored: statements.length };
+    }
+    throw new Error('launch statements: the activity kept changing; retrying');
+  }
+
+  private async advance(where: Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>, from: number, seq: number, state: ReportedState, now: Date): Promise<boolean> {
+    const res = await this.dataSource
+      .getRepository(XapiLaunchStateEntity)
+      .createQueryBuilder()
+      .update()
+      .set({ seq, reported: JSON.stringify(state), updatedAt: now })
+      .where(where)
+      .andWhere('seq = :from', { from })
+      .execute();
+    return (res.affected ?? 0) > 0;
+  }
+
+  private async first(where: Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>, seq: number, state: ReportedState, now: Date): Promise<boolean> {
+    try {
+      await this.dataSource.getRepository(XapiLaunchStateEntity).insert({ ...where, seq, reported: JSON.stringify(state), updatedAt: now });
+      return true;
+    } catch {
+      // Another commit's job created the row first: read it and go again.
+      return false;
+    }
+  }
+
+  private async context(p: LaunchStatementsPayload): Promise<LaunchContext | null> {
+    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
+    const inst = reg ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOneBy({ appId: p.appId, registrationId: p.registrationId, instance: p.instance }) : null;
+    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
+    if (!reg || !inst || !version) return null;
+    const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
+    const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
+    return {
+      publicUrl: this.config.publicUrl,
+      courseId: reg.courseId,
+      courseTitle: version.title,
+      activityId: p.activityId,
+      activityTitle: launchable?.title ?? p.activityId,
+      learner: { id: reg.learnerId, ...(name ? { name } : {}) },
+      registration: reg.xapiRegistrationId,
+      instance: p.instance,
+      standard: p.standard,
+    };
+  }
+}

@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import { activityStateOf, FlatCmi, parseDuration, ScormVersion } from '../../player/scorm-runtime';
+import type { Json } from '../lrs/statement-keys';
+
+/**
+ * Statements of a SCORM launch following the ADL xAPI SCORM Profile: the SCO is the object (type `lesson`), the
+ * course its parent and grouping, the profile in `category`, the registration's xapiRegistrationId in
+ * `context.registration`. Pure functions: the LaunchStatements job feeds them what it knows.
+ */
+export const SCORM_PROFILE = 'https://w3id.org/xapi/scorm';
+const ADL = 'http://adlnet.gov/expapi/verbs/';
+export type ScormVerb = 'launched' | 'initialized' | 'resumed' | 'suspended' | 'terminated' | 'completed' | 'passed' | 'failed' | 'scored' | 'responded';
+
+/** What every statement of a launch shares. */
+export interface LaunchContext {
+  publicUrl: string;
+  courseId: string;
+  courseTitle: string;
+  activityId: string;
+  activityTitle: string;
+  learner: { id: string; name?: string };
+  /** The registration's xapiRegistrationId. */
+  registration: string;
+  instance: number;
+  standard: ScormVersion;
+}
+
+/** The SCO's outcome as the profile's statements need it (kept between commits to see what changed). */
+export interface ReportedState {
+  completion: string;
+  success: string;
+  score: string | null;
+  interactions: number;
+}
+
+export const NOTHING_REPORTED: ReportedState = { completion: 'UNKNOWN', success: 'UNKNOWN', score: null, interactions: 0 };
+
+/** A UUID derived from its parts: a job that runs twice stores the same statements, which the LRS takes as no-ops. */
+export function stableUuid(...parts: Array<string | number>): string {
+  const h = createHash('sha256').update(parts.join('\n')).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export function courseIri(c: LaunchContext): string {
+  return `${c.publicUrl}/xapi/activities/course/${encodeURIComponent(c.courseId)}`;
+}
+
+export function scoIri(c: LaunchContext): string {
+  return `${courseIri(c)}/sco/${encodeURIComponent(c.activityId)}`;
+}
+
+function verb(name: ScormVerb): { id: string; display: Record<string, string> } {
+  return { id: `${ADL}${name}`, display: { 'en-US': name } };
+}
+
+function base(c: LaunchContext, name: ScormVerb, at: Date, id: string): Record<string, Json> {
+  const course = { id: courseIri(c), objectType: 'Activity', definition: { name: { und: c.courseTitle }, type: 'http://adlnet.gov/expapi/activities/course' } };
+  return {
+    id,
+    actor: { objectType: 'Agent', ...(c.learner.name ? { name: c.learner.name } : {}), account: { homePage: c.publicUrl, name: c.learner.id } },
+    verb: verb(name),
+    object: { id: scoIri(c), objectType: 'Activity', definition: { name: { und: c.activityTitle }, type: 'http://adlnet.gov/expapi/activities/lesson' } },
+    context: {
+      registration: c.registration,
+      contextActivities: { parent: [course], grouping: [course], category: [{ id: SCORM_PROFILE, objectType: 'Activity' }] },
+      extensions: { 'https://w3id.org/xapi/scorm/extensions/instance': c.instance },
+    },
+    timestamp: at.toISOString(),
+  };
+}
+
+/** launched, then initialized (a new attempt) or resumed (a suspended one). */
+export function launchStatements(c: LaunchContext, at: Date, launchKey: string, resumed: boolean): Json[] {
+  return [base(c, 'launched', at, stableUuid(launchKey, 'launched')), base(c, resumed ? 'resumed' : 'initialized', at, stableUuid(launchKey, resumed ? 'resumed' : 'initialized'))];
+}
+
+interface Interaction {
+  index: number;
+  id: string;
+  type?: string;
+  response?: string;
+  result?: string;
+  description?: string;
+}
+
+function interactionsOf(cmi: FlatCmi): Interaction[] {
+  const rows = new Map<number, Record<string, string>>();
+  for (const [key, value] of Object.entries(cmi)) {
+    const m = /^cmi\.interactions\.(\d+)\.([a-z_]+)$/.exec(key);
+    if (!m || typeof value !== 'string' || value === '') continue;
+    const row = rows.get(Number(m[1])) ?? {};
+    row[m[2]] = value;
+    rows.set(Number(m[1]), row);
+  }
+  return [...rows.entries()]
+    .filter(([, r]) => r.id)
+    .sort(([a], [b]) => a - b)
+    .map(([index, r]) => ({ index, id: r.id, type: r.type, response: r.student_response ?? r.learner_response, result: r.result, description: r.description }));
+}
+
+const INTERACTION_TYPES: Record<string, string> = {
+  'true-false': 'true-false',
+  choice: 'choice',
+  'fill-in': 'fill-in',
+  'long-fill-in': 'long-fill-in',
+  matching: 'matching',
+  performance: 'performance',
+  sequencing: 'sequencing',
+  likert: 'likert',
+  numeric: 'numeric',
+  other: 'other',
+};
+
+/** What a commit reports that earlier ones did not: completed, passed/failed, scored, responded; on the last commit, suspended or terminated. */
+export function commitStatements(
+  c: LaunchContext,
+  cmi: FlatCmi,
+  previous: ReportedState,
+  at: Date,
+  key: string,
+  final: boolean,
+  passing?: number,
+): { statements: Json[]; state: ReportedState } {
+  const s = activityStateOf(c.standard, cmi, undefined, passing);
+  const v12 = c.standard === '1.2';
+  const num = (k: string): number | undefined => {
+    const raw = cmi[k];
+    const n = typeof raw === 'string' && raw !== '' ? Number(raw) : typeof raw === 'number' ? raw : NaN;
+    return Number.isFinite(n) ? n : undefined;
+  };
+  const score: Record<string, number> = {};
+  const raw = num(v12 ? 'cmi.core.score.raw' : 'cmi.score.raw');
+  const min = num(v12 ? 'cmi.core.score.min' : 'cmi.score.min');
+  const max = num(v12 ? 'cmi.core.score.max' : 'cmi.score.max');
+  if (s.scoreScaled !== undefined) score.scaled = Math.round(s.scoreScaled * 10_000) / 10_000;
+  if (raw !== undefined && (min === undefined || raw >= min) && (max === undefined || raw <= max)) score.raw = raw;
+  if (min !== undefined) score.min = min;
+  if (max !== undefined && (min === undefined || max >= min)) score.max = max;
+  const scoreKey = Object.keys(score).length > 0 ? JSON.stringify(score) : null;
+  const out: Json[] = [];
+  const add = (name: ScormVerb, result?: Record<string, Json>, extra: Record<string, Json> = {}, suffix = '') => {
+    out.push({ ...base(c, name, at, stableUuid(key, name, suffix)), ...(result ? { result } : {}), ...extra });
+  };
+  const withScore = scoreKey !== null ? { score } : {};
+  if (s.completion === 'COMPLETED' && previous.completion !== 'COMPLETED') add('completed', { completion: true, ...withScore });
+  if ((s.success === 'PASSED' || s.success === 'FAILED') && s.success !== previous.success) {
+    add(s.success === 'PASSED' ? 'passed' : 'failed', { success: s.success === 'PASSED', completion: s.completion === 'COMPLETED', ...withScore });
+  } else if (scoreKey !== null && scoreKey !== previous.score) {
+    add('scored', { score });
+  }
+  const interactions = interactionsOf(cmi);
+  for (const i of interactions.filter((x) => x.index >= previous.interactions)) {
+    const type = INTERACTION_TYPES[(i.type ?? '').toLowerCase()] ?? 'other';
+    const result: Record<string, Json> = { ...(i.response !== undefined ? { response: i.response } : {}) };
+    if (i.result === 'correct') result.success = true;
+    else if (i.result === 'wrong' || i.result === 'incorrect') result.success = false;
+    add(
+      'responded',
+      Object.keys(result).length > 0 ? result : undefined,
+      {
+        object: {
+          id: `${scoIri(c)}/interactions/${encodeURIComponent(i.id)}`,
+          objectType: 'Activity',
+          definition: { type: 'http://adlnet.gov/expapi/activities/cmi.interaction', interactionType: type, ...(i.description ? { description: { und: i.description } } : {}) },
+        },
+      },
+      String(i.index),
+    );
+  }
+  if (final) {
+    const seconds = parseDuration(c.standard, cmi[v12 ? 'cmi.core.session_time' : 'cmi.session_time']);
+    const duration = seconds !== null ? { duration: `PT${Math.round(seconds * 100) / 100}S` } : {};
+    add(s.suspended ? 'suspended' : 'terminated', Object.keys(duration).length > 0 ? duration : undefined);
+  }
+  const state: ReportedState = {
+    completion: s.completion === 'COMPLETED' || previous.completion === 'COMPLETED' ? 'COMPLETED' : s.completion,
+    success: s.success === 'UNKNOWN' ? previous.success : s.success,
+    score: scoreKey ?? previous.score,
+    interactions: Math.max(previous.interactions, interactions.length === 0 ? 0 : interactions[interactions.length - 1].index + 1),
+  };
+  return { statements: out, state };
+}
+
+/** The keys of a commit the profile's statements read (suspend data and the like stay out of the job payload). */
+export function relevantCmi(cmi: FlatCmi): FlatCmi {
+  const out: FlatCmi = {};
+  for (const [k, v] of Object.entries(cmi)) {
+    if (/^cmi\.(core\.(lesson_status|score\.(raw|min|max)|session_time|exit)|completion_status|success_status|scaled_passing_score|score\.(scaled|raw|min|max)|session_time|exit|interactions\.\d+\.(id|type|student_response|learner_response|result|description))$/.test(k)) out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { fixture, importCourse } from '../support/courses';
+import { basic, call, startTestServer, TestServer } from '../support/test-server';
+
+type ApiStatement = { id: string; verb: { id: string }; objectActivity?: { id: string; definition?: { type?: string; interactionType?: string } }; result?: Record<string, any>; context?: Record<string, any>; actor: any };
+
+/**
+ * SCORM launches produce xAPI statements in the application's LRS (ADL xAPI SCORM Profile), without a browser: a
+ * launch link is opened over HTTP and runtime commits are posted to the player's commit endpoint, as the player
+ * page does. The registration's xAPIStatements endpoint then shows them.
+ */
+describe('statements from SCORM launches', () => {
+  let s: TestServer;
+  let app: string;
+  const learner = { id: 'learner-7', firstName: 'Grace', lastName: 'Hopper' };
+  const ADL = 'http://adlnet.gov/expapi/verbs/';
+
+  const waitFor = async <T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const v = await read();
+      if (ok(v) || Date.now() > deadline) return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  /** Opens a launch link of the registration; returns the commit function of its session and the activity id. */
+  const launch = async (registrationId: string, courseId: string) => {
+    const linkRes = await call(`${s.api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+    expect(linkRes.status).toBe(200);
+    const res = await fetch(linkRes.body.launchLink as string, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const playerUrl = new URL(res.headers.get('location')!, s.baseUrl).toString();
+    const progress = await call(`${s.api}/registrations/${registrationId}?includeChildResults=true`, { auth: app });
+    const activityId = progress.body.activityDetails.children[0].id as string;
+    expect(courseId).toBeTruthy();
+    return async (seq: number, cmi: Record<string, string>, final = false) => {
+      const r = await fetch(`${playerUrl}commit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq, activityId, cmi, ...(final ? { final } : {}) }) });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ applied: true });
+    };
+  };
+
+  const statementsOf = async (registrationId: string): Promise<ApiStatement[]> => {
+    const r = await call(`${s.api}/registrations/${registrationId}/xAPIStatements`, { auth: app });
+    expect(r.status).toBe(200);
+    return r.body.statements as ApiStatement[];
+  };
+  const verbs = (list: ApiStatement[]) => list.map((x) => x.verb.id.replace(ADL, ''));
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+    await importCourse(s.api, app, 'golf12', fixture('scorm12-golf-runtime-basic.zip'));
+    await importCourse(s.api, app, 'golf2004', fixture('scorm2004-3rd-golf-runtime-basic.zip'));
+  });
+  afterAll(async () => s?.close());
+
+  it('SCORM 1.2: launched, initialized, responded, completed, passed (with score), terminated — once each, in the registration', async () => {
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'xs-12', courseId: 'golf12', learner } })).status).toBe(204);
+    const reg = (await call(`${s.api}/registrations/xs-12`, { auth: app })).body;
+    const commit = await launch('xs-12', 'golf12');
+    await commit(1, { 'cmi.core.lesson_status': 'incomplete', 'cmi.interactions.0.id': 'q1', 'cmi.interactions.0.type': 'choice', 'cmi.interactions.0.student_response': 'b', 'cmi.interactions.0.result': 'correct' });
+    await commit(2, {
+      'cmi.core.lesson_status': 'passed',
+      'cmi.core.score.raw': '80',
+      'cmi.core.score.min': '0',
+      'cmi.core.score.max': '100',
+      'cmi.interactions.0.id': 'q1',
+      'cmi.interactions.0.type': 'choice',
+      'cmi.interactions.0.student_response': 'b',
+      'cmi.interactions.0.result': 'correct',
+      'cmi.interactions.1.id': 'q2',
+      'cmi.interactions.1.type': 'true-false',
+      'cmi.interactions.1.student_response': 'f',
+      'cmi.interactions.1.result': 'wrong',
+    });
+    await commit(3, { 'cmi.core.lesson_status': 'passed', 'cmi.core.score.raw': '80', 'cmi.core.score.min': '0', 'cmi.core.score.max': '100', 'cmi.core.session_time': '00:01:30', 'cmi.core.exit': '' }, true);
+
+    const expected = ['launched', 'initialized', 'responded', 'completed', 'passed', 'responded', 'terminated'];
+    const list = await waitFor(() => statementsOf('xs-12'), (l) => l.length >= expected.length);
+    expect([...verbs(list)].sort()).toEqual([...expected].sort());
+    for (const st of list) {
+      expect(st.context?.registration).toBe(reg.xapiRegistrationId);
+      expect(st.actor).toMatchObject({ name: 'Grace Hopper', account: { name: 'learner-7' } });
+      expect(st.context?.contextActivities?.category).toEqual([expect.objectContaining({ id: 'https://w3id.org/xapi/scorm' })]);
+    }
+    const by = (v: string) => list.filter((x) => x.verb.id === `${ADL}${v}`);
+    expect(by('passed')[0].result).toMatchObject({ success: true, score: { scaled: 0.8, raw: 80, min: 0, max: 100 } });
+    expect(by('completed')[0].result).toMatchObject({ completion: true });
+    expect(by('terminated')[0].result).toMatchObject({ duration: 'PT90S' });
+    expect(by('launched')[0].objectActivity?.definition?.type).toBe('http://adlnet.gov/expapi/activities/lesson');
+    expect(by('responded').map((x) => [x.objectActivity?.id.split('/').pop(), x.objectActivity?.definition?.interactionType, x.result?.response, x.result?.success])).toEqual(
+      expect.arrayContaining([
+        ['q1', 'choice', 'b', true],
+        ['q2', 'true-false', 'f', false],
+      ]),
+    );
+    // Nothing more arrives later (each job states only what changed).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await statementsOf('xs-12')).toHaveLength(expected.length);
+  });
+
+  it('SCORM 2004: suspended on exit=suspend, resumed at the next launch, failed when success_status says so', async () => {
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'xs-2004', courseId: 'golf2004', learner } })).status).toBe(204);
+    const first = await launch('xs-2004', 'golf2004');
+    await first(1, { 'cmi.completion_status': 'incomplete', 'cmi.exit': 'suspend', 'cmi.session_time': 'PT20S' }, true);
+    await waitFor(() => statementsOf('xs-2004'), (l) => verbs(l).includes('suspended'));
+    const second = await launch('xs-2004', 'golf2004');
+    await second(1, { 'cmi.completion_status': 'completed', 'cmi.success_status': 'failed', 'cmi.score.scaled': '0.4', 'cmi.exit': 'normal' }, true);
+    const expected = ['launched', 'initialized', 'suspended', 'launched', 'resumed', 'completed', 'failed', 'terminated'];
+    const list = await waitFor(() => statementsOf('xs-2004'), (l) => l.length >= expected.length);
+    expect([...verbs(list)].sort()).toEqual([...expected].sort());
+    expect(list.find((x) => x.verb.id === `${ADL}failed`)?.result).toMatchObject({ success: false, score: { scaled: 0.4 } });
+  });
+});
