@@ -97,6 +97,10 @@ interface StoredCommit {
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
 const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
+/** What the launch statements report of an activity (status, score, interactions): a commit that leaves it unchanged states nothing. */
+const reportedOf = (node: ActivityResult): string =>
+  JSON.stringify([node.activityCompletion, node.activitySuccess, node.score?.scaled ?? null, node.runtime?.runtimeInteractions?.length ?? 0]);
+
 type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { standard: ScormVersion } };
 
 const standardVersion = (standard: string): ScormVersion | null => (standard === 'SCORM12' || standard === 'AICC' ? '1.2' : standard.startsWith('SCORM2004') ? '2004' : null);
@@ -470,6 +474,7 @@ export class PlayerService {
       const tree = inst.activityDetails;
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
+      const reported = reportedOf(node);
       const state = activityStateOf(s.standard, body.cmi, node.runtime, s.passing);
       const sessionSeconds = state.sessionSeconds ?? 0;
       const total = (s.baseSeconds ?? 0) + sessionSeconds;
@@ -497,8 +502,9 @@ export class PlayerService {
         final: body.final === true,
       });
       if (!applied) continue;
-      // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job.
-      this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi: body.cmi, final: body.final === true, passing: s.passing, at: new Date() });
+      // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
+      // commit changed something a statement reports (most commits only move suspend data and location).
+      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi: body.cmi, final: body.final === true, passing: s.passing, at: new Date() });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
