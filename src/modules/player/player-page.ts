@@ -29,8 +29,10 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     activityUrl: 'activity',
     cmi: model.cmi,
     // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
-    tracking: model.tracking && !model.aicc,
+    // An xAPI course reports to the LRS itself: the page's SCORM API commits nothing and is not exposed.
+    tracking: model.tracking && !model.aicc && !model.xapi,
     aiccUrl: model.aicc ? 'aicc' : null,
+    noApi: model.xapi === true,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
@@ -189,7 +191,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     a.loadFromFlattenedJSON(cmi, '');
     api = a; terminated = false; navRequest = null;
     // An AICC AU finds no SCORM API (content that tries SCORM first then talks HACP, which the server records).
-    if (!cfg.aiccUrl) { if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a; }
+    if (!cfg.aiccUrl && !cfg.noApi) { if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a; }
     a.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', function () { if (a === api) onFinish(a); });
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;

@@ -15,20 +15,23 @@ import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
 import { PlayerService } from './player.service';
+import { XapiProgress } from './xapi-progress';
 
 /** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
 @Module({
   imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
   controllers: [PlayerController, AiccHacpController],
-  providers: [PlayerService, PlayerSessionReaper, AiccHacpService],
+  providers: [PlayerService, PlayerSessionReaper, AiccHacpService, XapiProgress],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(
     private readonly launchLinks: LaunchLinks,
     private readonly player: PlayerService,
+    private readonly xapiProgress: XapiProgress,
   ) {}
 
   onModuleInit(): void {
     this.launchLinks.register((req) => this.player.issueLink(req));
+    this.xapiProgress.register((appId, registration, statements) => this.player.applyXapiResults(appId, registration, statements));
   }
 }

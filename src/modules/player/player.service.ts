@@ -18,6 +18,10 @@ import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/re
 import { RegistrationsService, settingCourseRef } from '../registrations/registrations.service';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { LaunchStatements } from '../xapi/launch-statements/launch-statements';
+import { LrsLaunchTokens } from '../xapi/lrs/lrs-launch-tokens';
+import { xapiLaunchQuery, xapiLearnerActor } from './xapi-launch';
+import { applyXapiResults, XapiResultStatement } from './xapi-progress';
+import { agentKey } from '../xapi/lrs/statement-keys';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
@@ -38,6 +42,8 @@ export interface ActivityLaunch {
   media?: MediaKind;
   /** AICC courses: the AU talks HACP to the server (aicc_sid/aicc_url on its URL), not the page's SCORM API. */
   aicc?: true;
+  /** xAPI courses: the content talks to the LRS (TinCan launch parameters on its URL), not the page's SCORM API. */
+  xapi?: true;
 }
 
 /** What the player page needs: the activity it starts with, and the course's table of contents. */
@@ -92,6 +98,8 @@ interface StoredCommit {
   launchSeconds: number;
   /** The player's last commit (unload): the launch ends now. */
   final: boolean;
+  /** When the learner did it (first access, completion), if not now (xAPI statements' timestamps). */
+  at?: Date;
 }
 
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
@@ -144,6 +152,7 @@ export class PlayerService {
     private readonly registrationsService: RegistrationsService,
     private readonly settings: SettingsService,
     private readonly launchStatements: LaunchStatements,
+    private readonly lrsTokens: LrsLaunchTokens,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -254,7 +263,7 @@ export class PlayerService {
       postbacks: this.postbacks.hasTarget(reg, values),
     };
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
-    if (claims.tracking) {
+    if (claims.tracking && version.learningStandard !== 'XAPI') {
       this.launchStatements.launched({ appId: claims.app, registrationId: claims.reg, instance: claims.inst, activityId: launchable.id, standard: scormVersion, sessionId: claims.id, resumed: node?.runtime?.exit === 'suspend', at: now });
     }
     return sessionToken;
@@ -277,9 +286,12 @@ export class PlayerService {
     return encodeToken(this.keys, { t: 'session', id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims);
   }
 
-  /** The SCORM runtime the player runs a course version with (media courses run a 2004 API their viewer drives). */
+  /**
+   * The SCORM runtime the player runs a course version with (media courses run a 2004 API their viewer drives; xAPI
+   * courses keep their progress in the same tree, but the page exposes no API to them).
+   */
   private runtimeOf(version: CourseVersionEntity): ScormVersion {
-    const scormVersion = standardVersion(version.learningStandard) ?? (mediaOf(version) ? '2004' : null);
+    const scormVersion = standardVersion(version.learningStandard) ?? (mediaOf(version) || version.learningStandard === 'XAPI' ? '2004' : null);
     if (!scormVersion) throw new PlayerError(501, 'This course cannot be played yet', `The player does not run ${version.learningStandard} courses yet.`);
     return scormVersion;
   }
@@ -339,14 +351,29 @@ export class PlayerService {
     const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
     if (s.culture && !stored) cmi[language] = s.culture;
     const aicc = ctx.version.learningStandard === 'AICC';
+    const xapi = ctx.version.learningStandard === 'XAPI';
     const query = [
       launchable.parameters?.replace(/^[?&]/, ''),
       ...(s.additionalValues ?? []).map((p) => `${encodeURIComponent(p.item)}=${encodeURIComponent(p.value)}`),
       aicc ? aiccLaunchQuery(aiccSessionId(this.keys, session.id, launchable.id), `${this.config.publicUrl}${HACP_PATH}`) : '',
+      xapi ? this.xapiQuery(session, reg, ctx.version, learner) : '',
     ].filter((q) => q);
     const href = launchable.href + (query.length ? (launchable.href.includes('?') ? '&' : '?') + query.join('&') : '');
     const media = mediaOf(ctx.version);
-    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi, ...(media ? { media: media.kind } : {}), ...(aicc ? { aicc: true as const } : {}) };
+    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi, ...(media ? { media: media.kind } : {}), ...(aicc ? { aicc: true as const } : {}), ...(xapi ? { xapi: true as const } : {}) };
+  }
+
+  /**
+   * The TinCan launch parameters of an xAPI course: the application's LRS, a launch token bound to the registration and
+   * learner that lives as long as the session, the learner's Agent, the registration and the course's activity id. A
+   * preview runs as the preview learner in a registration of its own (the session id).
+   */
+  private xapiQuery(session: LiveSession, reg: RegistrationEntity | null, version: CourseVersionEntity, learner: { id: string; name: string }): string {
+    const registration = reg ? reg.xapiRegistrationId : session.id;
+    const actor = xapiLearnerActor(this.config.publicUrl, learner);
+    const expiresInSeconds = Math.max(1, Math.floor((new Date(session.expiresAt).getTime() - Date.now()) / 1000));
+    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds });
+    return xapiLaunchQuery({ endpoint: `${this.config.publicUrl}/lrs/${encodeURIComponent(session.appId)}/`, auth: authorization, actor, registration, activityId: version.xapiActivityId ?? version.rootActivity?.externalIdentifier ?? '' });
   }
 
   async pageModel(token: string): Promise<PlayerPageModel> {
@@ -533,12 +560,55 @@ export class PlayerService {
   }
 
   /**
+   * The progress of an xAPI registration from the result statements its content sent to the LRS (a job of
+   * XapiProgress): the latest instance's root activity, summary and latest launch history, stored like a commit (its
+   * commit_seq advances, so it orders with other updates), then a postback. Statements of registrations of other
+   * courses, or about other activities or actors, change nothing.
+   */
+  async applyXapiResults(appId: string, registration: string, statements: XapiResultStatement[]): Promise<unknown> {
+    const reg = await this.registrations.findOneBy({ appId, xapiRegistrationId: registration.toLowerCase() });
+    if (!reg) return { skipped: 'no registration' };
+    const where = { appId, registrationId: reg.id, instance: reg.latestInstance };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const inst = await this.instances.findOneBy(where);
+      const version = inst ? await this.versions.findOneBy({ appId, courseId: reg.courseId, version: inst.courseVersion }) : null;
+      if (!inst?.activityDetails || !version || version.learningStandard !== 'XAPI') return { skipped: 'not an xAPI registration' };
+      const tree = inst.activityDetails;
+      const actor = agentKey(xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: '' }));
+      const applied = applyXapiResults(tree, statements, { activityId: version.xapiActivityId ?? tree.id, actor: actor ?? '' });
+      if (!applied) return { skipped: 'no statement about the course by its learner' };
+      const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
+      const useTimestamp = values.get('UseStatementTimestampInRegistrationUpdates') !== 'false';
+      const latest = await this.dataSource.getRepository(LaunchHistoryEntity).findOne({ where, order: { launchTime: 'DESC' }, select: { id: true, totalSeconds: true } });
+      const stored = await this.storeCommit(where, inst.commitSeq, {
+        activityDetails: tree,
+        completion: tree.activityCompletion,
+        success: tree.activitySuccess,
+        completionAmount: tree.activityCompletion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
+        scoreScaled: tree.score?.scaled ?? null,
+        totalSeconds: trackedSeconds(tree.timeTracked),
+        suspendedActivityId: null,
+        commitSeq: inst.commitSeq + 1,
+        launchHistoryId: latest?.id ?? null,
+        launchSeconds: latest?.totalSeconds ?? 0,
+        final: false,
+        ...(useTimestamp && applied.completedAt ? { at: applied.completedAt } : {}),
+      });
+      if (!stored) continue;
+      await this.postbacks.schedule(appId, reg.id, inst.instance);
+      return { applied: statements.length, completion: tree.activityCompletion, success: tree.activitySuccess };
+    }
+    throw new Error('xAPI progress: the registration kept changing; retrying');
+  }
+
+  /**
    * Stores one commit atomically if the instance is still at `expectedSeq`: the instance's summary and tree, and
    * the launch history row of the session. MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
    * SQLite: both UPDATEs in one transaction (in-process, no round trips to save). False when another commit won.
    */
   private async storeCommit(where: { appId: string; registrationId: string; instance: number }, expectedSeq: number, c: StoredCommit): Promise<boolean> {
     const now = new Date();
+    const at = c.at ?? now;
     if (this.dataSource.options.type === 'mysql') {
       const res = await this.dataSource.query<{ affectedRows?: number }>(
         `UPDATE registration_instance i LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
@@ -556,10 +626,10 @@ export class PlayerService {
           c.completionAmount,
           c.scoreScaled,
           c.totalSeconds,
-          now,
+          at,
           now,
           c.completion === 'COMPLETED',
-          now,
+          at,
           c.suspendedActivityId,
           c.commitSeq,
           now,
@@ -596,7 +666,7 @@ export class PlayerService {
           updatedAt: now,
         })
         .where({ ...where, commitSeq: expectedSeq })
-        .setParameter('now', dbDatetime(now))
+        .setParameter('now', dbDatetime(at))
         .execute();
       if (!res.affected) return false;
       if (c.launchHistoryId) {

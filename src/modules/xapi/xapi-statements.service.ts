@@ -86,6 +86,9 @@ export interface StoreOptions {
   version?: string;
 }
 
+/** Told of statements carrying a context.registration once they are stored (must not throw or wait). */
+export type RegistrationStatementsListener = (appId: string, statements: ReadonlyArray<Record<string, Json>>) => void;
+
 export interface StatementLookup {
   statement: Json;
   stored: Date;
@@ -97,6 +100,8 @@ export interface StatementLookup {
  */
 @Injectable()
 export class XapiStatementsService {
+  private readonly registrationListeners: RegistrationStatementsListener[] = [];
+
   constructor(
     @InjectRepository(XapiStatementEntity) private readonly statements: Repository<XapiStatementEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -117,6 +122,18 @@ export class XapiStatementsService {
       seen.add(s.id);
     }
     const defaultVersion = options.version?.startsWith('2.') ? '2.0.0' : '1.0.0';
+    const ids = await this.store(appId, checked, authority, options, defaultVersion);
+    const withRegistration = checked.filter((s) => typeof s.context?.registration === 'string');
+    if (withRegistration.length > 0) for (const listener of this.registrationListeners) listener(appId, withRegistration);
+    return ids;
+  }
+
+  /** Registers a listener of stored statements that carry a context.registration (e.g. xAPI course progress). */
+  onRegistrationStatements(listener: RegistrationStatementsListener): void {
+    this.registrationListeners.push(listener);
+  }
+
+  private store(appId: string, checked: Array<Record<string, Json>>, authority: Json, options: StoreOptions, defaultVersion: string): Promise<string[]> {
     // Two requests storing the same id at once: the loser's second run finds it stored (same content: nothing to do).
     return onceMoreIfRaced(() => this.dataSource.transaction(async (m) => {
       // insert() completes the statements (stored, timestamp, …): a second run starts again from what was sent.

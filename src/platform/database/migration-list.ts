@@ -7,6 +7,7 @@ import { RegistrationPostbacks1764300000000 } from './migrations/1764300000000-r
 import { CourseTitleKey1764400000000 } from './migrations/1764400000000-course-title-key';
 import { LrsDocuments1764700000000 } from './migrations/1764700000000-lrs-documents';
 import { XapiPipes1764800000000 } from './migrations/1764800000000-xapi-pipes';
+import { RegistrationXapiIdIndex1765100000000 } from './migrations/1765100000000-registration-xapi-id-index';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   CourseTitleKey1764400000000,
   LrsDocuments1764700000000,
   XapiPipes1764800000000,
+  RegistrationXapiIdIndex1765100000000,
 ];

@@ -1,0 +1,20 @@
+/**
+ * The TinCan launch convention (Rustici's "Launch" document of the xAPI launch specification): the content of an
+ * xAPI package is opened with its LRS and learner on the query string, and talks to the LRS itself.
+ */
+/** An xAPI Agent identified by an account. */
+export interface XapiAccountAgent {
+  objectType: 'Agent';
+  name?: string;
+  account: { homePage: string; name: string };
+}
+
+/** The learner as an xAPI Agent: an account on this service (as the launch statements of SCORM courses name them). */
+export function xapiLearnerActor(publicUrl: string, learner: { id: string; name: string }): XapiAccountAgent {
+  return { objectType: 'Agent', ...(learner.name ? { name: learner.name } : {}), account: { homePage: publicUrl, name: learner.id } };
+}
+
+/** The query string (without `?`) of a TinCan launch: endpoint, auth, actor, registration, activity_id. */
+export function xapiLaunchQuery(p: { endpoint: string; auth: string; actor: XapiAccountAgent; registration: string; activityId: string }): string {
+  return new URLSearchParams({ endpoint: p.endpoint, auth: p.auth, actor: JSON.stringify(p.actor), registration: p.registration, activity_id: p.activityId }).toString();
+}
