@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fixture, importCourse } from '../support/courses';
 import { learnerRegistrations, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
@@ -22,7 +24,7 @@ describe('xAPI (TinCan) courses: launch parameters, a registration-bound LRS tok
   const xapiRegistrationOf = async (registrationId: string) => (await call(`${s.api}/registrations/${registrationId}`, { auth: app })).body.xapiRegistrationId as string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ LCDS_OUTBOUND_ALLOW_PRIVATE: 'true' });
     app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
     await importCourse(s.api, app, 'gen-xapi', { name: 'gen-xapi.zip', data: await tincanPackage('<!doctype html><title>xAPI</title><p>content</p>'), type: 'application/zip' });
     await importCourse(s.api, app, 'golf-xapi', fixture('xapi-tincan-golfexample.zip'));
@@ -99,6 +101,41 @@ describe('xAPI (TinCan) courses: launch parameters, a registration-bound LRS tok
     await new Promise((r) => setTimeout(r, 1500));
     expect(await progress('rx-a')).toMatchObject({ registrationCompletion: 'UNKNOWN' });
     expect(await progress('rx-b')).toMatchObject({ registrationCompletion: 'UNKNOWN' });
+  });
+
+  it('a progress change from statements sends the registration postback', async () => {
+    const bodies: any[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'rx-hook', courseId: 'gen-xapi', learner, postBack: { url, authType: 'HTTPBASIC', resultsFormat: 'COURSE' } } })).status).toBe(204);
+      const { endpoint, auth, actor, registration, activityId } = await launch('rx-hook');
+      expect((await post(endpoint, auth, statement(actor, 'passed', activityId, registration, { score: { scaled: 1 } }))).status).toBe(200);
+      const last = await waitFor(() => Promise.resolve(bodies.at(-1)), (b) => b?.registrationSuccess === 'PASSED', 15_000);
+      expect(last).toMatchObject({ id: 'rx-hook', registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: { scaled: 1 } });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
+  it('a course preview launches the content as the preview learner in a registration of its own', async () => {
+    const r = await call(`${s.api}/courses/gen-xapi/preview`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+    expect(r.status).toBe(200);
+    const launched = await fetch(r.body.launchLink as string, { redirect: 'manual' });
+    const html = await (await fetch(new URL(launched.headers.get('location')!, s.baseUrl))).text();
+    const { endpoint, auth, actor, registration, activityId } = xapiLaunchOf(html);
+    expect(actor).toMatchObject({ account: { homePage: s.config.publicUrl, name: 'preview' } });
+    expect(registration).toMatch(/^[0-9a-f-]{36}$/);
+    expect(activityId).toBe(COURSE_ACTIVITY);
+    expect((await post(endpoint, auth, statement(actor, 'completed', activityId, registration))).status).toBe(200);
   });
 
   it('launches the TinCan golf example fixture with its activity id', async () => {
