@@ -138,6 +138,17 @@ describe('xAPI (TinCan) courses: launch parameters, a registration-bound LRS tok
     expect((await post(endpoint, auth, statement(actor, 'completed', activityId, registration))).status).toBe(200);
   });
 
+  it('content hosted elsewhere (an absolute launch URL) is framed at its URL with the launch parameters', async () => {
+    await importCourse(s.api, app, 'remote-xapi', { name: 'remote-xapi.zip', data: await tincanPackage('<!doctype html><p>unused</p>', 'https://content.example.com/course/start.html?lang=en'), type: 'application/zip' });
+    await createReg('rx-remote', 'remote-xapi');
+    const { contentUrl, registration, activityId } = await launch('rx-remote');
+    const url = new URL(contentUrl);
+    expect(`${url.origin}${url.pathname}`).toBe('https://content.example.com/course/start.html');
+    expect(url.searchParams.get('lang')).toBe('en');
+    expect(url.searchParams.get('registration')).toBe(registration);
+    expect(activityId).toBe(COURSE_ACTIVITY);
+  });
+
   it('launches the TinCan golf example fixture with its activity id', async () => {
     await createReg('rx-golf', 'golf-xapi');
     const { contentUrl, activityId, registration, page } = await launch('rx-golf');

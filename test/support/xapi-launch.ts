@@ -3,11 +3,11 @@ import { zipOf } from './player';
 export const COURSE_ACTIVITY = 'https://example.com/lcds-test/xapi-course';
 
 /** A TinCan package: tincan.xml naming the course activity, and index.html with `page` as its body. */
-export async function tincanPackage(page: string): Promise<Buffer> {
+export async function tincanPackage(page: string, launch = 'index.html'): Promise<Buffer> {
   return zipOf({
     'tincan.xml': `<?xml version="1.0" encoding="utf-8"?><tincan xmlns="http://projecttincan.com/tincan.xsd"><activities>
 <activity id="${COURSE_ACTIVITY}" type="http://adlnet.gov/expapi/activities/course"><name lang="en-US">Generated TinCan course</name>
-<description lang="en-US">A generated xAPI course</description><launch lang="en-US">index.html</launch></activity></activities></tincan>`,
+<description lang="en-US">A generated xAPI course</description><launch lang="en-US">${launch}</launch></activity></activities></tincan>`,
     'index.html': page,
   });
 }

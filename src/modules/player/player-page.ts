@@ -1,3 +1,4 @@
+import { isAbsoluteUrl } from '../courses/packages/package-paths';
 import { escapeHtml } from './player-errors';
 import { playerStrings } from './player-strings';
 import type { PlayerPageModel } from './player.service';
@@ -5,8 +6,8 @@ import type { PlayerPageModel } from './player.service';
 /** JSON inside a <script> element: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-/** The page-relative URL of a launchable's href (the session's content route). */
-export const contentUrlOf = (href: string) => `content/${href}`;
+/** The page-relative URL of a launchable's href (the session's content route); an absolute URL (content hosted elsewhere) as it is. */
+export const contentUrlOf = (href: string) => (isAbsoluteUrl(href) ? href : `content/${href}`);
 /** The page-relative URL of the player's viewer of a media course (it plays content/<file>). */
 export const MEDIA_VIEWER_URL = 'media';
 
