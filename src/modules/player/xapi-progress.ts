@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { IsArray, IsNotEmpty, IsString } from 'class-validator';
 import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
 import type { ActivityResult } from '../registrations/registration-types';
+import { SCORM_PROFILE } from '../xapi/launch-statements/scorm-profile';
 import { agentKey, type Json, objectActivityId } from '../xapi/lrs/statement-keys';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
 
@@ -39,6 +40,12 @@ export const XAPI_PROGRESS_QUEUE = defineQueue<XapiProgressPayload>({
 });
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- statements are free-form JSON, validated by statement-rules.ts before they are stored */
+/** Statements of the xAPI SCORM profile: the player's own statements of SCORM launches, whose progress it recorded already. */
+const isScormProfile = (s: Record<string, Json>): boolean => {
+  const category: unknown = s.context?.contextActivities?.category;
+  return Array.isArray(category) && category.some((c: Json) => c?.id === SCORM_PROFILE);
+};
+
 /** The completed/passed/failed statements of a batch, grouped by registration (other statements change no progress). */
 export function resultStatementsOf(statements: ReadonlyArray<Record<string, Json>>): Map<string, XapiResultStatement[]> {
   const out = new Map<string, XapiResultStatement[]>();
@@ -46,9 +53,10 @@ export function resultStatementsOf(statements: ReadonlyArray<Record<string, Json
   for (const s of statements) {
     const verb = VERBS[typeof s.verb?.id === 'string' ? s.verb.id : ''];
     const registration = s.context?.registration;
+    if (!verb || typeof registration !== 'string' || isScormProfile(s)) continue;
     const actor = agentKey(s.actor);
     const activityId = objectActivityId(s);
-    if (!verb || typeof registration !== 'string' || actor === null || activityId === null) continue;
+    if (actor === null || activityId === null) continue;
     const timestamp = typeof s.timestamp === 'string' ? Date.parse(s.timestamp) : NaN;
     const scaled = s.result?.score?.scaled;
     const key = registration.toLowerCase();
