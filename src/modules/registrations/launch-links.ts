@@ -1,4 +1,4 @@
-import { Injectable, NotImplementedException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../platform/http/domain-errors';
 import { httpUrlProblem } from './registrations.service';
 
@@ -102,7 +102,8 @@ export class LaunchLinks {
   }
 
   async issue(request: LaunchLinkRequest): Promise<string> {
-    if (!this.issuer) throw new NotImplementedException('Launch links need the player, which is not loaded');
+    // PlayerModule registers the issuer when the application starts; without it the application is mis-wired (a bug, not a missing feature).
+    if (!this.issuer) throw new Error('LaunchLinks: no issuer registered; PlayerModule must be imported by the application');
     return this.issuer(request);
   }
 }
