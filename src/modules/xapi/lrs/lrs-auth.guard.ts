@@ -7,6 +7,7 @@ import { UnauthorizedError } from '../../../platform/auth/unauthorized.error';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../../platform/http/domain-errors';
 import { XapiCredentialsService } from '../xapi-credentials.service';
 import { LrsCredential, LrsCredentialCache } from './lrs-credential-cache';
+import { LaunchSessions } from './launch-sessions';
 import { LAUNCH_TOKEN_USER, LrsLaunchGrant, LrsLaunchTokens } from './lrs-launch-tokens';
 import { baseStringUri, LrsOAuthVerifier, parseOAuthHeader } from './lrs-oauth';
 import { agentKey, Json } from './statement-keys';
@@ -48,6 +49,7 @@ export class LrsAuthGuard implements CanActivate {
     private readonly credentials: XapiCredentialsService,
     private readonly cache: LrsCredentialCache,
     private readonly launchTokens: LrsLaunchTokens,
+    private readonly launchSessions: LaunchSessions,
     private readonly oauth: LrsOAuthVerifier,
     private readonly verifier: CredentialVerifier,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -82,6 +84,7 @@ export class LrsAuthGuard implements CanActivate {
     if (user === LAUNCH_TOKEN_USER) {
       const grant = this.launchTokens.verify(appId, secret);
       if (!grant) throw new UnauthorizedError('The launch token is invalid or has expired.', LRS_CHALLENGE);
+      await this.launchSessions.live(grant);
       checkLaunchScope(req, grant);
       return { appId, credentialId: null, canRead: true, canWrite: true, readOwnOnly: false, authority: { objectType: 'Agent', account: { homePage, name: appId } }, launch: grant };
     }
@@ -182,12 +185,14 @@ export function checkLaunchScope(req: Request, grant: LrsLaunchGrant): void {
     }
     case 'activities/state': {
       if (!sameAgent(param('agent'))) deny('reads and writes only the State of its learner');
+      if (!reading && param('stateId') === 'LMS.LaunchData') deny('may not change LMS.LaunchData, which the LMS writes (cmi5 10.2.1.0-5)');
       const registration = param('registration');
       if (registration !== undefined && registration.toLowerCase() !== grant.registration) deny('reads and writes only the State of its registration');
       return;
     }
     case 'agents/profile':
-      if (!reading && !sameAgent(param('agent'))) deny('writes only the profile of its learner');
+      // Without an agent the request is malformed (400 from the controller), not forbidden.
+      if (!reading && param('agent') !== undefined && !sameAgent(param('agent'))) deny('writes only the profile of its learner');
       return;
     case 'activities':
     case 'agents':

@@ -1,0 +1,161 @@
+import { importCourse } from '../support/courses';
+import { CMI5_BLOCK, CMI5_CATEGORY, CMI5_COURSE, cmi5Au, cmi5LaunchOf, cmi5Package, cmi5Statement, SESSION_EXT } from '../support/cmi5';
+import { learnerRegistrations, waitFor } from '../support/player';
+import { basic, call, startTestServer, TestServer } from '../support/test-server';
+
+const X = { 'x-experience-api-version': '1.0.3' };
+
+describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS enforcing the cmi5 rules, progress and satisfied', () => {
+  let s: TestServer;
+  let app: string;
+  let appId: string;
+  const learner = { id: 'learner-c', firstName: 'Ada', lastName: 'Lovelace' };
+  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
+
+  /** Follows a launch link to the player page and reads the cmi5 parameters of its content URL. */
+  const launch = async (registrationId: string) => {
+    const launched = await fetch(await link(registrationId), { redirect: 'manual' });
+    expect(launched.status).toBe(303);
+    const page = new URL(launched.headers.get('location')!, s.baseUrl);
+    const html = await (await fetch(page)).text();
+    return { page, html, ...cmi5LaunchOf(html) };
+  };
+  const fetchToken = async (url: string) => {
+    const r = await fetch(url, { method: 'POST' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    return (await r.json()) as Record<string, string>;
+  };
+  const launchData = async (l: { endpoint: string; actor: unknown; registration: string; activityId: string }, auth: string) => {
+    const q = new URLSearchParams({ stateId: 'LMS.LaunchData', activityId: l.activityId, agent: JSON.stringify(l.actor), registration: l.registration });
+    const r = await fetch(`${l.endpoint}/activities/state?${q.toString()}`, { headers: { authorization: auth, ...X } });
+    expect(r.status).toBe(200);
+    return (await r.json()) as any;
+  };
+  const put = (endpoint: string, auth: string, st: Record<string, unknown>) =>
+    fetch(`${endpoint}/statements?statementId=${String(st.id)}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json', ...X }, body: JSON.stringify(st) });
+  const registrationStatements = async (registration: string) =>
+    ((await (await fetch(`${s.config.publicUrl}/lrs/${appId}/statements?registration=${registration}&ascending=true`, { headers: { authorization: app, ...X } })).json()) as { statements: any[] }).statements;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    appId = s.firstStart.application.appId;
+    app = basic(appId, s.firstStart.application.secretKey);
+    await importCourse(s.api, app, 'c-one', { name: 'c-one.zip', data: await cmi5Package([{ moveOn: 'CompletedAndPassed', masteryScore: 0.8 }]), type: 'application/zip' });
+    await importCourse(s.api, app, 'c-two', { name: 'c-two.zip', data: await cmi5Package([{ moveOn: 'Completed' }, { moveOn: 'NotApplicable', launchMethod: 'OwnWindow' }]), type: 'application/zip' });
+  }, 60_000);
+  afterAll(async () => s?.close());
+
+  it('launches the AU with endpoint, fetch, actor, registration and activityId; fetch answers one auth token; LMS.LaunchData and launched are written first', async () => {
+    await createReg('rc-launch', 'c-one');
+    const l = await launch('rc-launch');
+    expect(l.contentUrl).toMatch(/^content\/au1\.html\?x=1&endpoint=/);
+    expect(l.endpoint).toBe(`${s.config.publicUrl}/lrs/${appId}`);
+    expect(l.actor).toEqual({ objectType: 'Agent', name: 'Lovelace, Ada', account: { homePage: s.config.publicUrl, name: 'learner-c' } });
+    expect(l.registration).toBe((await call(`${s.api}/registrations/rc-launch`, { auth: app })).body.xapiRegistrationId);
+    expect(l.activityId).toMatch(/^https?:\/\//);
+    expect(l.activityId).not.toBe(cmi5Au(1));
+    expect(l.html).toContain('"noApi":true');
+
+    const first = await fetchToken(l.fetch);
+    expect(Object.keys(first)).toEqual(['auth-token']);
+    const second = await fetchToken(l.fetch);
+    expect(second).toEqual({ 'error-code': '1', 'error-text': expect.any(String) });
+    expect(await fetchToken(`${l.fetch}x`)).toMatchObject({ 'error-code': '3' });
+    const auth = `Basic ${first['auth-token']}`;
+
+    const data = await launchData(l, auth);
+    expect(data).toMatchObject({ launchMode: 'Normal', launchMethod: 'AnyWindow', moveOn: 'CompletedAndPassed', masteryScore: 0.8, launchParameters: 'params 1', entitlementKey: { courseStructure: 'key 1' } });
+    expect(data.contextTemplate.contextActivities.grouping).toEqual([{ objectType: 'Activity', id: cmi5Au(1) }]);
+    const sessionId = data.contextTemplate.extensions[SESSION_EXT] as string;
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(data.returnURL).toMatch(/\/player\/s\/.+\/return$/);
+
+    const list = await registrationStatements(l.registration);
+    expect(list.map((st) => st.verb.id)).toEqual(['http://adlnet.gov/expapi/verbs/launched']);
+    expect(list[0].object.id).toBe(l.activityId);
+    expect(list[0].context.contextActivities.category).toEqual([{ id: CMI5_CATEGORY }]);
+    expect(list[0].context.extensions).toMatchObject({ [SESSION_EXT]: sessionId, 'https://w3id.org/xapi/cmi5/context/extensions/launchmode': 'Normal', 'https://w3id.org/xapi/cmi5/context/extensions/moveon': 'CompletedAndPassed', 'https://w3id.org/xapi/cmi5/context/extensions/masteryscore': 0.8 });
+    const launchUrl = new URL(list[0].context.extensions['https://w3id.org/xapi/cmi5/context/extensions/launchurl'] as string);
+    expect(launchUrl.pathname).toMatch(/\/player\/s\/.+\/content\/au1\.html$/);
+    expect(launchUrl.searchParams.get('x')).toBe('1');
+
+    // The AU may not change LMS.LaunchData, nor write learner preferences that are not cmi5's.
+    const q = new URLSearchParams({ stateId: 'LMS.LaunchData', activityId: l.activityId, agent: JSON.stringify(l.actor), registration: l.registration });
+    expect((await fetch(`${l.endpoint}/activities/state?${q.toString()}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json', ...X }, body: '{}' })).status).toBe(403);
+    const prefs = new URLSearchParams({ profileId: 'cmi5LearnerPreferences', agent: JSON.stringify(l.actor) });
+    expect((await fetch(`${l.endpoint}/agents/profile?${prefs.toString()}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json', ...X }, body: '{"languagePreference":"not a list","audioPreference":"on"}' })).status).toBe(403);
+    expect((await fetch(`${l.endpoint}/agents/profile?profileId=cmi5LearnerPreferences`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json', ...X }, body: '{}' })).status).toBe(400);
+  });
+
+  it('refuses statements that break the cmi5 rules with 403; completed + passed satisfy the AU, the LMS issues satisfied for block and course; terminated ends the token', async () => {
+    await createReg('rc-rules', 'c-one');
+    const l = await launch('rc-rules');
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const sessionId = (await launchData(l, auth)).contextTemplate.extensions[SESSION_EXT] as string;
+    const ms = { 'https://w3id.org/xapi/cmi5/context/extensions/masteryscore': 0.8 };
+
+    const refused = async (st: Record<string, unknown>, why: RegExp) => {
+      const r = await put(l.endpoint, auth, st);
+      expect(r.status).toBe(403);
+      expect(((await r.json()) as { message: string }).message).toMatch(why);
+    };
+    await refused(cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }), /first statement of a session must be initialized/);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'initialized'))).status).toBe(204);
+    await refused(cmi5Statement(l, sessionId, 'initialized'), /initialized may be sent once/);
+    await refused(cmi5Statement(l, 'another-session', 'completed', { completion: true, duration: 'PT1S' }), /session id/);
+    await refused(cmi5Statement(l, sessionId, 'completed', { completion: true }), /duration/);
+    await refused(cmi5Statement(l, sessionId, 'passed', { success: true, duration: 'PT1S', score: { scaled: 0.7 } }, ms), /below the masteryScore/);
+    await refused(cmi5Statement(l, sessionId, 'passed', { success: true, duration: 'PT1S', score: { scaled: 0.9 } }), /masteryScore extension/);
+    await refused({ ...cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }), object: { id: cmi5Au(1) } }, /AU activity id/);
+    await refused({ ...cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }), timestamp: '2026-01-01T10:00:00-06:00' }, /UTC/);
+
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'passed', { success: true, duration: 'PT1S', score: { scaled: 0.9 } }, ms))).status).toBe(204);
+    let p = await progress('rc-rules');
+    expect(p).toMatchObject({ registrationCompletion: 'INCOMPLETE', registrationSuccess: 'UNKNOWN' });
+    expect(p.activityDetails.children[0].children[0]).toMatchObject({ id: cmi5Au(1), activitySuccess: 'PASSED', score: { scaled: 0.9 } });
+    await refused(cmi5Statement(l, sessionId, 'failed', { success: false, duration: 'PT1S', score: { scaled: 0.1 } }, ms), /once per session/);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }))).status).toBe(204);
+    p = await progress('rc-rules');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: { scaled: 0.9 } });
+    expect(p.activityDetails).toMatchObject({ id: CMI5_COURSE, activityCompletion: 'COMPLETED', children: [{ id: CMI5_BLOCK, activityCompletion: 'COMPLETED' }] });
+    expect(p.activityDetails.cmi5).toBeUndefined();
+
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'terminated', { duration: 'PT5S' }))).status).toBe(204);
+    const verbs = (await registrationStatements(l.registration)).map((st) => `${String(st.verb.id).split('/').pop()}:${st.object.definition?.type?.split('/').pop() ?? ''}`);
+    expect(verbs).toEqual(['launched:', 'initialized:', 'passed:', 'completed:', 'satisfied:block', 'satisfied:course', 'terminated:']);
+    // After terminated the token is dead for every resource.
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }))).status).toBe(401);
+    const q = new URLSearchParams({ stateId: 'LMS.LaunchData', activityId: l.activityId, agent: JSON.stringify(l.actor), registration: l.registration });
+    expect((await fetch(`${l.endpoint}/activities/state?${q.toString()}`, { headers: { authorization: auth, ...X } })).status).toBe(401);
+  });
+
+  it('a session left without terminated is abandoned at the next launch; completed is refused in a later session of the same registration', async () => {
+    await createReg('rc-abandon', 'c-two');
+    const l = await launch('rc-abandon');
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const sessionId = (await launchData(l, auth)).contextTemplate.extensions[SESSION_EXT] as string;
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'initialized'))).status).toBe(204);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }))).status).toBe(204);
+
+    const again = await launch('rc-abandon');
+    expect(again.activityId).toBe(l.activityId);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'terminated', { duration: 'PT5S' }))).status).toBe(401);
+    const list = await registrationStatements(l.registration);
+    const verbs = list.map((st) => String(st.verb.id).split('/').pop());
+    // The second AU (NotApplicable) was satisfied at the first launch; completing the first satisfied block and course.
+    expect(verbs).toEqual(['launched', 'initialized', 'completed', 'satisfied', 'satisfied', 'abandoned', 'launched']);
+    const abandoned = list[5];
+    expect(abandoned).toMatchObject({ object: { id: l.activityId }, context: { registration: l.registration, extensions: { [SESSION_EXT]: sessionId } } });
+    expect(abandoned.result.duration).toMatch(/^PT\d+S$/);
+
+    const auth2 = `Basic ${(await fetchToken(again.fetch))['auth-token']}`;
+    const session2 = (await launchData(again, auth2)).contextTemplate.extensions[SESSION_EXT] as string;
+    expect((await put(again.endpoint, auth2, cmi5Statement(again, session2, 'initialized'))).status).toBe(204);
+    const r = await put(again.endpoint, auth2, cmi5Statement(again, session2, 'completed', { completion: true, duration: 'PT1S' }));
+    expect(r.status).toBe(403);
+    const p = await waitFor(() => progress('rc-abandon'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED' });
+    expect(p.activityDetails.children[0].children.map((c: { activityCompletion: string }) => c.activityCompletion)).toEqual(['COMPLETED', 'UNKNOWN']);
+  });
+});
