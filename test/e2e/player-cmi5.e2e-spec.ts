@@ -32,6 +32,13 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect(r.status).toBe(200);
     return (await r.json()) as any;
   };
+  /** What a cmi5 AU does after fetching its token: LMS.LaunchData, then the learner's preferences (cmi5 11.0.0.0-3), before initialized. */
+  const start = async (l: { endpoint: string; actor: unknown; registration: string; activityId: string }, auth: string) => {
+    const sessionId = (await launchData(l, auth)).contextTemplate.extensions[SESSION_EXT] as string;
+    const prefs = new URLSearchParams({ profileId: 'cmi5LearnerPreferences', agent: JSON.stringify(l.actor) });
+    expect((await fetch(`${l.endpoint}/agents/profile?${prefs.toString()}`, { headers: { authorization: auth, ...X } })).status).toBe(404);
+    return sessionId;
+  };
   const put = (endpoint: string, auth: string, st: Record<string, unknown>) =>
     fetch(`${endpoint}/statements?statementId=${String(st.id)}`, { method: 'PUT', headers: { authorization: auth, 'content-type': 'application/json', ...X }, body: JSON.stringify(st) });
   const registrationStatements = async (registration: string) =>
@@ -92,7 +99,7 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     await createReg('rc-rules', 'c-one');
     const l = await launch('rc-rules');
     const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
-    const sessionId = (await launchData(l, auth)).contextTemplate.extensions[SESSION_EXT] as string;
+    const sessionId = await start(l, auth);
     const ms = { 'https://w3id.org/xapi/cmi5/context/extensions/masteryscore': 0.8 };
 
     const refused = async (st: Record<string, unknown>, why: RegExp) => {
@@ -134,7 +141,7 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     await createReg('rc-abandon', 'c-two');
     const l = await launch('rc-abandon');
     const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
-    const sessionId = (await launchData(l, auth)).contextTemplate.extensions[SESSION_EXT] as string;
+    const sessionId = await start(l, auth);
     expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'initialized'))).status).toBe(204);
     expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }))).status).toBe(204);
 
@@ -150,7 +157,7 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect(abandoned.result.duration).toMatch(/^PT\d+S$/);
 
     const auth2 = `Basic ${(await fetchToken(again.fetch))['auth-token']}`;
-    const session2 = (await launchData(again, auth2)).contextTemplate.extensions[SESSION_EXT] as string;
+    const session2 = await start(again, auth2);
     expect((await put(again.endpoint, auth2, cmi5Statement(again, session2, 'initialized'))).status).toBe(204);
     const r = await put(again.endpoint, auth2, cmi5Statement(again, session2, 'completed', { completion: true, duration: 'PT1S' }));
     expect(r.status).toBe(403);

@@ -23,6 +23,8 @@ export interface Cmi5SessionState {
   launchedAt: number;
   /** The fetch URL answered its one auth token. */
   fetched?: boolean;
+  /** The AU read cmi5LearnerPreferences (before initialized, cmi5 11.0.0.0-3). */
+  preferencesRead?: boolean;
   initialized?: boolean;
   terminated?: boolean;
   abandoned?: boolean;
@@ -75,6 +77,7 @@ export function cmi5StatementProblem(state: Cmi5SessionState, record: AuRecord, 
   switch (verb) {
     case VERB.initialized:
       if (state.initialized) return 'initialized may be sent once per session (cmi5 9.3.2.0-3)';
+      if (!state.preferencesRead) return 'the AU must read the agent profile cmi5LearnerPreferences before initialized (cmi5 11.0.0.0-3)';
       state.initialized = true;
       return null;
     case VERB.terminated:
@@ -96,7 +99,8 @@ export function cmi5StatementProblem(state: Cmi5SessionState, record: AuRecord, 
     if (result.success !== passed) return `${passed ? 'passed' : 'failed'} needs result.success ${passed} (cmi5 9.5.2.0-${passed ? 1 : 2})`;
     if (result.completion !== undefined) return `${passed ? 'passed' : 'failed'} may not carry result.completion (cmi5 9.5.3.0-2)`;
     if (state.masteryScore !== undefined) {
-      if (masteryExt !== state.masteryScore) return `a ${passed ? 'passed' : 'failed'} statement needs the masteryScore extension of the launch (${state.masteryScore}) (cmi5 9.6.3.2-2)`;
+      // A statement judged against the masteryScore (it has a score) says so with the extension; any extension must be the launch's.
+      if ((score !== undefined || masteryExt !== undefined) && masteryExt !== state.masteryScore) return `a ${passed ? 'passed' : 'failed'} statement needs the masteryScore extension of the launch (${state.masteryScore}) (cmi5 9.6.3.2-2)`;
       const scaled: unknown = score?.scaled;
       if (passed && typeof scaled === 'number' && scaled < state.masteryScore) return `passed with a score below the masteryScore ${state.masteryScore} (cmi5 9.3.4.0-2)`;
       if (!passed && typeof scaled === 'number' && scaled >= state.masteryScore) return `failed with a score at or above the masteryScore ${state.masteryScore} (cmi5 9.3.5.0-2)`;

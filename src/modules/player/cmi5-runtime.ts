@@ -98,7 +98,7 @@ export class Cmi5Runtime implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.launchSessions.register({ live: (grant) => this.live(grant), statements: (grant, list, store) => this.statements(grant, list, store) });
+    this.launchSessions.register({ live: (grant) => this.live(grant), statements: (grant, list, store) => this.statements(grant, list, store), documentRead: (grant, kind, id) => this.documentRead(grant, kind, id) });
   }
 
   /** The player registers how statement progress is stored (it owns the registrations' progress updates). */
@@ -264,6 +264,13 @@ export class Cmi5Runtime implements OnModuleInit {
     await this.openSession(grant);
   }
 
+  /** The AU read its learner's preferences (cmi5 11.0.0.0-3: it must, before initialized). */
+  private async documentRead(grant: LrsLaunchGrant, kind: string, id: string): Promise<void> {
+    if (kind !== 'agent' || id !== LEARNER_PREFERENCES) return;
+    const { row, state } = await this.openSession(grant);
+    if (!state.preferencesRead) await this.sessions.update({ id: row.id }, { settings: { ...row.settings!, cmi5: { ...state, preferencesRead: true } } });
+  }
+
   /**
    * The AU's statements: each checked against the session's cmi5 rules (403 naming the rule it breaks), stored, then
    * the session's state and the registration's progress follow them; an AU that becomes satisfied makes the LMS
@@ -289,22 +296,29 @@ export class Cmi5Runtime implements OnModuleInit {
     }
     const ids = await store();
     await this.sessions.update({ id: row.id }, { settings: { ...row.settings!, cmi5: next } });
-    if (results.length > 0 && row.settings?.tracking && row.registrationId) await this.record(row, next, results);
+    if (results.length > 0 && row.settings?.tracking && row.registrationId) {
+      const course = await this.courseOf(row);
+      if (course) await this.record({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, course, next, results);
+    }
     return ids;
   }
 
   /** Records result statements (or a waiver) in the registration's tree, and issues the satisfied statements they cause. */
-  private async record(row: PlayerSessionEntity, state: Cmi5SessionState, results: Array<{ verb: string; scaled?: number; at: Date }>): Promise<void> {
-    const course = await this.courseOf(row);
-    if (!course || !this.progress) return;
+  private async record(
+    where: InstanceKey,
+    course: { courseId: string; launchables: LaunchableActivity[] },
+    state: Pick<Cmi5SessionState, 'id' | 'auId' | 'registration' | 'actor'>,
+    results: Array<{ verb: string; scaled?: number; at: Date }>,
+  ): Promise<void> {
+    if (!this.progress) return;
     const aus = ausOf(course.launchables);
     let newly: NewlySatisfied[] = [];
-    await this.progress({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, (tree) => {
+    await this.progress(where, (tree) => {
       const node = findActivity(tree, state.auId);
       if (!node) return false;
       let completedAt: Date | null = null;
       for (const r of results) {
-        if (r.verb === VERB.completed && node.activityCompletion !== 'COMPLETED') completedAt = r.at;
+        if (r.verb !== VERB.failed && node.activityCompletion !== 'COMPLETED') completedAt = r.at;
         applyResult(node, r.verb, r.scaled);
       }
       const before = tree.activityCompletion;
@@ -312,19 +326,28 @@ export class Cmi5Runtime implements OnModuleInit {
       return { completedAt: tree.activityCompletion === 'COMPLETED' && before !== 'COMPLETED' ? (completedAt ?? new Date()) : null };
     });
     const facts = { sessionId: state.id, registration: state.registration, actor: state.actor };
-    await this.issue(row.appId, this.satisfiedStatements(row.appId, course.courseId, facts, newly, new Date()));
+    await this.issue(where.appId, this.satisfiedStatements(where.appId, course.courseId, facts, newly, new Date()));
   }
 
   /**
-   * Waives an AU of a registration (cmi5 9.3.7): the waived statement, the AU satisfied, and the satisfied statements
-   * of the blocks and course it completes. Not exposed by API V2 (SCORM Cloud has no such operation).
+   * Waives an AU of a registration (cmi5 9.3.7): the waived statement (in a session of its own), the AU satisfied, and
+   * the satisfied statements of the blocks and course this completes. Not exposed by API V2 (SCORM Cloud has no such
+   * operation); 403 when the AU is satisfied already (one waiver per AU and registration).
    */
-  async waive(row: PlayerSessionEntity, reason: string, now = new Date()): Promise<void> {
-    const state = row.settings?.cmi5;
-    const course = await this.courseOf(row);
-    if (!state || !course) throw new ForbiddenError('Only an AU of a cmi5 session can be waived');
-    const au = cmi5AuOf(course.launchables.find((l) => l.id === state.auId)!);
-    await this.issue(row.appId, [waivedStatement({ sessionId: state.id, registration: state.registration, actor: state.actor, activityId: state.activityId, au, launchMode: state.launchMode }, reason, now)]);
-    await this.record(row, state, [{ verb: VERB.waived, at: now }]);
+  async waive(appId: string, registrationId: string, auId: string, reason: string, now = new Date()): Promise<void> {
+    const reg = await this.registrations.findOneBy({ appId, id: registrationId });
+    const where = { appId, registrationId, instance: reg?.latestInstance ?? 0 };
+    const course = reg ? await this.courseOf({ ...where, settings: null }) : null;
+    const launchable = course?.launchables.find((l) => l.id === auId);
+    if (!reg || !course || !launchable) throw new ForbiddenError('Only an AU of a cmi5 registration can be waived');
+    const inst = await this.instances.findOne({ where, select: { activityDetails: true, registrationId: true } });
+    const node = inst?.activityDetails ? findActivity(inst.activityDetails, auId) : null;
+    if (!node || node.cmi5?.waived || (node.cmi5?.satisfied && launchable.data.moveOn !== 'NotApplicable')) throw new ForbiddenError('The AU is satisfied already; it cannot be waived');
+    const actor = xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') });
+    const state = { id: randomUUID(), auId, registration: reg.xapiRegistrationId, actor };
+    const au = cmi5AuOf(launchable);
+    const activityId = this.activityId(where.appId, course.courseId, 'au', auId);
+    await this.issue(where.appId, [waivedStatement({ sessionId: state.id, registration: state.registration, actor, activityId, au, launchMode: 'Normal' }, reason, now)]);
+    await this.record(where, course, state, [{ verb: VERB.waived, at: now }]);
   }
 }

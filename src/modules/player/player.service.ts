@@ -274,7 +274,7 @@ export class PlayerService {
     };
     if (cmi5) {
       const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
-      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now);
+      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node);
     }
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
     if (claims.tracking && version.learningStandard !== 'XAPI' && !cmi5) {
@@ -293,7 +293,7 @@ export class PlayerService {
     const settings: PlayerSessionSettings = { ...issued, tracking: false, activityId: launchable.id, standard, ...(passing !== undefined ? { passing } : {}) };
     const now = new Date();
     if (version.learningStandard === 'CMI5') {
-      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now);
+      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now, null);
     }
     return this.openSession(claims.id, settings, null, now);
   }
@@ -301,6 +301,8 @@ export class PlayerService {
   /**
    * Starts the cmi5 session of an AU launch (Cmi5Runtime.start); the session's expiry is the one openSession gives it
    * (launch and preview) or already has (a switch of activity). A preview runs in a registration of its own (its id).
+   * Launch mode (cmi5 10.2.2): Browse when nothing is tracked (a preview, a link with tracking false); Review when the
+   * learner has satisfied the AU already (its moveOn met by their results, or waived); Normal otherwise.
    */
   private startCmi5(
     sessionId: string,
@@ -312,9 +314,10 @@ export class PlayerService {
     learner: { id: string; name: string },
     satisfiedFirst: NewlySatisfied[],
     now: Date,
+    node: ActivityResult | null,
     expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
   ) {
-    const launchMode: LaunchMode = 'Normal';
+    const launchMode: LaunchMode = !settings.tracking ? 'Browse' : node?.cmi5?.satisfied && launchable.data.moveOn !== 'NotApplicable' ? 'Review' : 'Normal';
     return this.cmi5.start({
       appId: where.appId,
       playerSessionId: sessionId,
@@ -511,7 +514,7 @@ export class PlayerService {
       if (cmi5) {
         const { reg } = ctx;
         const learner = reg ? { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') } : PREVIEW_LEARNER;
-        settings.cmi5 = await this.startCmi5(session.id, settings, ctx.version, launchable, where, reg ? reg.xapiRegistrationId : session.id, learner, satisfiedFirst, now, new Date(session.expiresAt));
+        settings.cmi5 = await this.startCmi5(session.id, settings, ctx.version, launchable, where, reg ? reg.xapiRegistrationId : session.id, learner, satisfiedFirst, now, node, new Date(session.expiresAt));
       }
       await this.sessions.update({ id: session.id }, { settings });
       const next = { ...session, settings } as LiveSession;

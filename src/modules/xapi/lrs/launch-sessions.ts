@@ -14,6 +14,8 @@ export interface LaunchSessionHandler {
    * the session's rules, else calls `store` and records what they change. Returns what `store` returned.
    */
   statements(grant: LrsLaunchGrant, statements: Array<Record<string, Json>>, store: () => Promise<string[]>): Promise<string[]>;
+  /** The session's content reads a document (State: 'state', Agent Profile: 'agent'), e.g. cmi5 learner preferences before initialized. */
+  documentRead(grant: LrsLaunchGrant, kind: string, id: string): Promise<void>;
 }
 
 /** The registry of the launch-session handler (one: the player's). */
@@ -27,6 +29,10 @@ export class LaunchSessions {
 
   async live(grant: LrsLaunchGrant): Promise<void> {
     if (grant.session && this.handler) await this.handler.live(grant);
+  }
+
+  async documentRead(grant: LrsLaunchGrant, kind: string, id: string): Promise<void> {
+    if (grant.session && this.handler) await this.handler.documentRead(grant, kind, id);
   }
 
   statements(grant: LrsLaunchGrant | undefined, statements: Array<Record<string, Json>>, store: () => Promise<string[]>): Promise<string[]> {

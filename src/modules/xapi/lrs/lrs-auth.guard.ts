@@ -63,7 +63,12 @@ export class LrsAuthGuard implements CanActivate {
     res.setHeader('X-Experience-API-Version', version.startsWith('2.') ? '2.0.0' : '1.0.3');
     if (this.config.role === 'worker') throw new NotFoundError('Operation', req.path);
     const appId = String(req.params.appId ?? '');
-    const principal = await this.authenticate(req, appId);
+    const principal = await this.authenticate(req, appId).catch((err: unknown) => {
+      // A script's request (fetch, XHR: Sec-Fetch-Dest empty) gets no Basic challenge, which would make the browser
+      // prompt the learner for a password (content whose launch token ended, e.g. a cmi5 session after terminated).
+      if (err instanceof UnauthorizedError && req.headers['sec-fetch-dest'] === 'empty') throw new UnauthorizedError(err.message, null);
+      throw err;
+    });
     if (!version) throw new InvalidInputError('The X-Experience-API-Version header is required (1.0.x or 2.0.x)');
     if (!SUPPORTED_VERSION.test(version)) throw new InvalidInputError(`X-Experience-API-Version ${version} is not supported; use 1.0.x or 2.0.x`);
     (req as Request & { lrs: LrsPrincipal }).lrs = { ...principal, version };

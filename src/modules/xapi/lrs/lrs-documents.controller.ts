@@ -10,6 +10,7 @@ import { XapiStatementsService } from '../xapi-statements.service';
 import { LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, contentType, dateParam, iriParam, LrsRequest, queryParams, rawBody, required, uuidParam } from './lrs-request';
 import { LEARNER_PREFERENCES, learnerPreferencesProblem } from './cmi5-documents';
+import { LaunchSessions } from './launch-sessions';
 import { ifiOf } from './statement-keys';
 
 type DocumentResource = 'state' | 'activity' | 'agent';
@@ -33,6 +34,7 @@ export class LrsDocumentsController {
   constructor(
     private readonly documents: XapiDocumentsService,
     private readonly statements: XapiStatementsService,
+    private readonly launchSessions: LaunchSessions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -135,6 +137,7 @@ export class LrsDocumentsController {
       return;
     }
     if (since !== undefined) throw new InvalidInputError(`since applies only to a list of documents, not with ${ID_PARAM[resource]}`);
+    if (p.launch?.session) await this.launchSessions.documentRead(p.launch, resource, id);
     const doc = await this.documents.get(p.appId, scope, id);
     res.setHeader('ETag', `"${doc.etag}"`);
     res.setHeader('Last-Modified', doc.updated.toUTCString());
