@@ -2,6 +2,7 @@ import { importCourse } from '../support/courses';
 import { CMI5_BLOCK, CMI5_CATEGORY, CMI5_COURSE, cmi5Au, cmi5LaunchOf, cmi5Package, cmi5Statement, SESSION_EXT } from '../support/cmi5';
 import { learnerRegistrations, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { PlayerSessionReaper } from '../../src/modules/player/player-session-reaper';
 
 const X = { 'x-experience-api-version': '1.0.3' };
 
@@ -164,5 +165,17 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     const p = await waitFor(() => progress('rc-abandon'), (v) => v.registrationCompletion === 'COMPLETED');
     expect(p).toMatchObject({ registrationCompletion: 'COMPLETED' });
     expect(p.activityDetails.children[0].children.map((c: { activityCompletion: string }) => c.activityCompletion)).toEqual(['COMPLETED', 'UNKNOWN']);
+  });
+
+  it('the session reaper abandons a cmi5 session left open when its player session expires', async () => {
+    await createReg('rc-reaped', 'c-one');
+    const l = await launch('rc-reaped');
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const sessionId = await start(l, auth);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'initialized'))).status).toBe(204);
+    expect(await s.app.get(PlayerSessionReaper).reap(new Date(Date.now() + 9 * 3600_000))).toBeGreaterThan(0);
+    const list = await registrationStatements(l.registration);
+    expect(list.map((st) => String(st.verb.id).split('/').pop())).toEqual(['launched', 'initialized', 'abandoned']);
+    expect(list[2].context.extensions[SESSION_EXT]).toBe(sessionId);
   });
 });
