@@ -178,4 +178,16 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect(list.map((st) => String(st.verb.id).split('/').pop())).toEqual(['launched', 'initialized', 'abandoned']);
     expect(list[2].context.extensions[SESSION_EXT]).toBe(sessionId);
   });
+
+  it('a course preview launches the AU in Browse mode, as the preview learner in a registration of its own', async () => {
+    const r = await call(`${s.api}/courses/c-one/preview`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+    expect(r.status).toBe(200);
+    const launched = await fetch(r.body.launchLink as string, { redirect: 'manual' });
+    const l = cmi5LaunchOf(await (await fetch(new URL(launched.headers.get('location')!, s.baseUrl))).text());
+    expect(l.actor).toMatchObject({ account: { homePage: s.config.publicUrl, name: 'preview' } });
+    const first = await fetch(l.fetch, { method: 'POST' });
+    expect(first.headers.get('access-control-allow-origin')).toBe('*');
+    const auth = `Basic ${((await first.json()) as Record<string, string>)['auth-token']}`;
+    expect(await launchData(l, auth)).toMatchObject({ launchMode: 'Browse', moveOn: 'CompletedAndPassed' });
+  });
 });

@@ -92,6 +92,8 @@ export class PlayerController {
   @PublicEndpoint()
   async cmi5Fetch(@Param('token') token: string, @Res() res: Response) {
     res.setHeader('Cache-Control', 'no-store');
+    // An AU hosted elsewhere (an absolute AU url) POSTs here from its own origin: a simple CORS request, no credentials.
+    res.setHeader('Access-Control-Allow-Origin', '*');
     res.json(await this.cmi5.fetch(token));
   }
 
