@@ -1,6 +1,6 @@
 import { importCourse } from '../support/courses';
 import { CMI5_BLOCK, CMI5_CATEGORY, CMI5_COURSE, cmi5Au, cmi5LaunchOf, cmi5Package, cmi5Statement, SESSION_EXT } from '../support/cmi5';
-import { learnerRegistrations, waitFor } from '../support/player';
+import { followLaunch, learnerRegistrations, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 import { PlayerSessionReaper } from '../../src/modules/player/player-session-reaper';
 
@@ -15,10 +15,7 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
 
   /** Follows a launch link to the player page and reads the cmi5 parameters of its content URL. */
   const launch = async (registrationId: string) => {
-    const launched = await fetch(await link(registrationId), { redirect: 'manual' });
-    expect(launched.status).toBe(303);
-    const page = new URL(launched.headers.get('location')!, s.baseUrl);
-    const html = await (await fetch(page)).text();
+    const { page, html } = await followLaunch(s.baseUrl, await link(registrationId));
     return { page, html, ...cmi5LaunchOf(html) };
   };
   const fetchToken = async (url: string) => {

@@ -111,7 +111,7 @@ export function launchData(f: Cmi5SessionFacts, returnURL: string, alternateEnti
 const verb = (id: string, en: string): Json => ({ id, display: { 'en-US': en } });
 
 /** The context of a statement the LMS issues in a session. */
-function lmsContext(f: Pick<Cmi5SessionFacts, 'sessionId' | 'registration'>, extra: { grouping?: Json[]; moveOn?: boolean; extensions?: Record<string, Json> } = {}): Json {
+function lmsContext(f: Pick<Cmi5SessionFacts, 'sessionId' | 'registration'>, extra: { grouping?: Json[]; moveOn?: boolean; extensions?: Record<string, Json> }): Json {
   return {
     registration: f.registration,
     contextActivities: {
@@ -122,64 +122,52 @@ function lmsContext(f: Pick<Cmi5SessionFacts, 'sessionId' | 'registration'>, ext
   };
 }
 
-/** The launched statement (cmi5 9.3.1). */
-export function launchedStatement(f: Cmi5SessionFacts, launchUrl: string, at: Date): Record<string, Json> {
+/** A statement the LMS issues about an activity in a session; `grouping` is the publisher's id of the object. */
+function lmsStatement(
+  f: Pick<Cmi5SessionFacts, 'sessionId' | 'registration' | 'actor'>,
+  what: { verb: string; display: string; object: Json; grouping: string; at: Date; result?: Json; moveOn?: boolean; extensions?: Record<string, Json> },
+): Record<string, Json> {
   return {
     id: crypto.randomUUID(),
-    timestamp: at.toISOString(),
+    timestamp: what.at.toISOString(),
     actor: f.actor,
-    verb: verb(VERB.launched, 'Launched'),
-    object: { objectType: 'Activity', id: f.activityId },
-    context: lmsContext(f, {
-      grouping: [{ objectType: 'Activity', id: f.au.publisherId }],
-      extensions: {
-        [CMI5_EXT.launchMode]: f.launchMode,
-        [CMI5_EXT.launchUrl]: launchUrl,
-        [CMI5_EXT.moveOn]: f.au.moveOn,
-        ...(f.au.launchParameters !== undefined ? { [CMI5_EXT.launchParameters]: f.au.launchParameters } : {}),
-        ...(f.au.masteryScore !== undefined ? { [CMI5_EXT.masteryScore]: f.au.masteryScore } : {}),
-      },
-    }),
+    verb: verb(what.verb, what.display),
+    object: what.object,
+    ...(what.result ? { result: what.result } : {}),
+    context: lmsContext(f, { grouping: [{ objectType: 'Activity', id: what.grouping }], moveOn: what.moveOn, extensions: what.extensions }),
   };
+}
+
+const auObject = (f: Cmi5SessionFacts): Json => ({ objectType: 'Activity', id: f.activityId });
+
+/** The launched statement (cmi5 9.3.1). */
+export function launchedStatement(f: Cmi5SessionFacts, launchUrl: string, at: Date): Record<string, Json> {
+  const extensions: Record<string, Json> = {
+    [CMI5_EXT.launchMode]: f.launchMode,
+    [CMI5_EXT.launchUrl]: launchUrl,
+    [CMI5_EXT.moveOn]: f.au.moveOn,
+    ...(f.au.launchParameters !== undefined ? { [CMI5_EXT.launchParameters]: f.au.launchParameters } : {}),
+    ...(f.au.masteryScore !== undefined ? { [CMI5_EXT.masteryScore]: f.au.masteryScore } : {}),
+  };
+  return lmsStatement(f, { verb: VERB.launched, display: 'Launched', object: auObject(f), grouping: f.au.publisherId, at, extensions });
 }
 
 /** The abandoned statement of a session that ended without terminated (cmi5 9.3.6): its duration since the launch. */
 export function abandonedStatement(f: Cmi5SessionFacts, launchedAt: Date, at: Date): Record<string, Json> {
   const seconds = Math.max(0, Math.round((at.getTime() - launchedAt.getTime()) / 1000));
-  return {
-    id: crypto.randomUUID(),
-    timestamp: at.toISOString(),
-    actor: f.actor,
-    verb: verb(VERB.abandoned, 'Abandoned'),
-    object: { objectType: 'Activity', id: f.activityId },
-    result: { duration: `PT${seconds}S` },
-    context: lmsContext(f, { grouping: [{ objectType: 'Activity', id: f.au.publisherId }] }),
-  };
+  return lmsStatement(f, { verb: VERB.abandoned, display: 'Abandoned', object: auObject(f), grouping: f.au.publisherId, at, result: { duration: `PT${seconds}S` } });
 }
 
 /** The waived statement (cmi5 9.3.7): the AU is satisfied for a reason other than the learner's work. */
 export function waivedStatement(f: Cmi5SessionFacts, reason: string, at: Date): Record<string, Json> {
-  return {
-    id: crypto.randomUUID(),
-    timestamp: at.toISOString(),
-    actor: f.actor,
-    verb: verb(VERB.waived, 'Waived'),
-    object: { objectType: 'Activity', id: f.activityId },
-    result: { completion: true, success: true, extensions: { [REASON_EXT]: reason } },
-    context: lmsContext(f, { grouping: [{ objectType: 'Activity', id: f.au.publisherId }], moveOn: true }),
-  };
+  const result = { completion: true, success: true, extensions: { [REASON_EXT]: reason } };
+  return lmsStatement(f, { verb: VERB.waived, display: 'Waived', object: auObject(f), grouping: f.au.publisherId, at, result, moveOn: true });
 }
 
 /** The satisfied statement of a block or the course (cmi5 9.3.9): object the LMS's id, grouping the publisher's. */
 export function satisfiedStatement(f: Pick<Cmi5SessionFacts, 'sessionId' | 'registration' | 'actor'>, target: { kind: 'block' | 'course'; activityId: string; publisherId: string }, at: Date): Record<string, Json> {
-  return {
-    id: crypto.randomUUID(),
-    timestamp: at.toISOString(),
-    actor: f.actor,
-    verb: verb(VERB.satisfied, 'Satisfied'),
-    object: { objectType: 'Activity', id: target.activityId, definition: { type: `https://w3id.org/xapi/cmi5/activitytype/${target.kind}` } },
-    context: lmsContext(f, { grouping: [{ objectType: 'Activity', id: target.publisherId }] }),
-  };
+  const object = { objectType: 'Activity', id: target.activityId, definition: { type: `https://w3id.org/xapi/cmi5/activitytype/${target.kind}` } };
+  return lmsStatement(f, { verb: VERB.satisfied, display: 'Satisfied', object, grouping: target.publisherId, at });
 }
 
 /* eslint-enable @typescript-eslint/no-unsafe-assignment */
