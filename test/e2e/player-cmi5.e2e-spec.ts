@@ -187,4 +187,12 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     const auth = `Basic ${((await first.json()) as Record<string, string>)['auth-token']}`;
     expect(await launchData(l, auth)).toMatchObject({ launchMode: 'Browse', moveOn: 'CompletedAndPassed' });
   });
+
+  it('concurrent calls of the fetch URL: exactly one gets the auth token', async () => {
+    await createReg('rc-race', 'c-one');
+    const l = await launch('rc-race');
+    const answers = await Promise.all(Array.from({ length: 6 }, () => fetchToken(l.fetch)));
+    expect(answers.filter((a) => a['auth-token'] !== undefined)).toHaveLength(1);
+    expect(answers.filter((a) => a['error-code'] === '1')).toHaveLength(5);
+  });
 });

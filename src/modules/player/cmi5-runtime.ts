@@ -6,9 +6,10 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { UnauthorizedError } from '../../platform/auth/unauthorized.error';
 import { KeyRing } from '../../platform/crypto/keyring';
-import { ForbiddenError } from '../../platform/http/domain-errors';
+import { ConflictError, ForbiddenError } from '../../platform/http/domain-errors';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { LaunchableActivity } from '../courses/packages/package-types';
+import { jsonColumn } from '../registrations/entities/json-column';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import type { ActivityResult } from '../registrations/registration-types';
@@ -39,7 +40,7 @@ import {
   waivedStatement,
 } from './cmi5-launch';
 import { type AuRecord, cmi5StatementProblem, type Cmi5SessionState } from './cmi5-rules';
-import { PlayerSessionEntity } from './player-session.entity';
+import { PlayerSessionEntity, type PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, type FetchClaims, type SessionClaims } from './player-tokens';
 import { findActivity } from './scorm-runtime';
 import { xapiLearnerActor } from './xapi-launch';
@@ -209,8 +210,8 @@ export class Cmi5Runtime implements OnModuleInit {
   async abandon(row: PlayerSessionEntity, now = new Date()): Promise<boolean> {
     const state = row.settings?.cmi5;
     if (!row.settings || !state || state.terminated || state.abandoned) return false;
-    const claimed = { ...row.settings, cmi5: { ...state, abandoned: true } };
-    await this.sessions.update({ id: row.id }, { settings: claimed });
+    const claimed = await this.updateState(row.id, state.id, (cur) => (cur.terminated || cur.abandoned ? null : { ...cur, abandoned: true }));
+    if (!claimed.changed) return false;
     const version = await this.courseOf(row);
     const au = version ? cmi5AuOf(version.launchables.find((l) => l.id === state.auId) ?? { id: state.auId, title: '', href: '', data: {} }) : cmi5AuOf({ id: state.auId, title: '', href: '', data: {} });
     const facts: Cmi5SessionFacts = { sessionId: state.id, registration: state.registration, actor: state.actor, activityId: state.activityId, au, launchMode: state.launchMode };
@@ -235,6 +236,25 @@ export class Cmi5Runtime implements OnModuleInit {
     return (await this.registrations.findOne({ where: { appId, id: registrationId }, select: { courseId: true } }))?.courseId ?? null;
   }
 
+  /**
+   * Changes the state of a cmi5 session if its player session still runs it: a compare-and-set on the stored settings
+   * text, so a concurrent change (the player switching AU, another request of the AU) is never overwritten. `change`
+   * returns null for no change. `changed` false: no change, or the player session runs another cmi5 session now.
+   */
+  private async updateState(playerSessionId: string, cmi5Id: string, change: (state: Cmi5SessionState) => Cmi5SessionState | null): Promise<{ changed: boolean }> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const raw = await this.sessions.createQueryBuilder('s').select('s.settings', 'settings').where('s.id = :id', { id: playerSessionId }).getRawOne<{ settings: string | null }>();
+      const settings = raw?.settings ? (jsonColumn.from(raw.settings) as PlayerSessionSettings) : null;
+      const state = settings?.cmi5;
+      if (!settings || !state || state.id !== cmi5Id) return { changed: false };
+      const next = change(state);
+      if (!next) return { changed: false };
+      const res = await this.sessions.createQueryBuilder().update().set({ settings: { ...settings, cmi5: next } }).where('id = :id AND settings = :old', { id: playerSessionId, old: raw!.settings }).execute();
+      if (res.affected) return { changed: true };
+    }
+    throw new ConflictError('The cmi5 session is being changed by other requests; retry');
+  }
+
   /** The fetch URL (cmi5 8.2): the auth token of the session, once; later calls answer error-code 1. */
   async fetch(token: string): Promise<FetchAnswer> {
     const claims = decodeToken<FetchClaims>(this.keys, token, 'cmi5-fetch');
@@ -243,8 +263,8 @@ export class Cmi5Runtime implements OnModuleInit {
     const row = await this.sessions.findOneBy({ id: claims.id });
     const state = row?.settings?.cmi5;
     if (!row?.settings || !state || state.id !== claims.c || state.terminated || state.abandoned) return { 'error-code': '2', 'error-text': 'The session of this fetch URL is over.' };
-    if (state.fetched) return { 'error-code': '1', 'error-text': 'The authorization token has already been returned.' };
-    await this.sessions.update({ id: row.id }, { settings: { ...row.settings, cmi5: { ...state, fetched: true } } });
+    const claimed = await this.updateState(row.id, state.id, (cur) => (cur.fetched ? null : { ...cur, fetched: true }));
+    if (!claimed.changed) return { 'error-code': '1', 'error-text': 'The authorization token has already been returned.' };
     const expiresInSeconds = Math.max(1, Math.floor((row.expiresAt.getTime() - Date.now()) / 1000));
     const minted = this.lrsTokens.mint(row.appId, { registration: state.registration, actor: state.actor, expiresInSeconds, session: { player: row.id, cmi5: state.id } });
     return { 'auth-token': minted.authToken };
@@ -268,7 +288,7 @@ export class Cmi5Runtime implements OnModuleInit {
   private async documentRead(grant: LrsLaunchGrant, kind: string, id: string): Promise<void> {
     if (kind !== 'agent' || id !== LEARNER_PREFERENCES) return;
     const { row, state } = await this.openSession(grant);
-    if (!state.preferencesRead) await this.sessions.update({ id: row.id }, { settings: { ...row.settings!, cmi5: { ...state, preferencesRead: true } } });
+    if (!state.preferencesRead) await this.updateState(row.id, state.id, (cur) => (cur.preferencesRead ? null : { ...cur, preferencesRead: true }));
   }
 
   /**
@@ -295,7 +315,13 @@ export class Cmi5Runtime implements OnModuleInit {
       /* eslint-enable @typescript-eslint/no-unsafe-member-access */
     }
     const ids = await store();
-    await this.sessions.update({ id: row.id }, { settings: { ...row.settings!, cmi5: next } });
+    // The state moves on from what is stored now (another request of the AU may have moved it meanwhile): the same
+    // rules applied to it give the transitions (initialized, terminated, verbs sent) of these statements.
+    await this.updateState(row.id, state.id, (cur) => {
+      const moved = structuredClone(cur);
+      for (const st of list) cmi5StatementProblem(moved, record, st);
+      return moved;
+    });
     if (results.length > 0 && row.settings?.tracking && row.registrationId) {
       const course = await this.courseOf(row);
       if (course) await this.record({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, course, next, results);
