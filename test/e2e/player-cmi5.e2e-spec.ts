@@ -129,6 +129,10 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'terminated', { duration: 'PT5S' }))).status).toBe(204);
     const verbs = (await registrationStatements(l.registration)).map((st) => `${String(st.verb.id).split('/').pop()}:${st.object.definition?.type?.split('/').pop() ?? ''}`);
     expect(verbs).toEqual(['launched:', 'initialized:', 'passed:', 'completed:', 'satisfied:block', 'satisfied:course', 'terminated:']);
+    // The session's duration (terminated's) is the AU's time, and the registration's.
+    p = await progress('rc-rules');
+    expect(p.totalSecondsTracked).toBe(5);
+    expect(p.activityDetails.children[0].children[0].timeTracked).toBe('0000:00:05');
     // After terminated the token is dead for every resource.
     expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }))).status).toBe(401);
     const q = new URLSearchParams({ stateId: 'LMS.LaunchData', activityId: l.activityId, agent: JSON.stringify(l.actor), registration: l.registration });

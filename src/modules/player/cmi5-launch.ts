@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { LaunchableActivity } from '../courses/packages/package-types';
 import type { ActivityResult } from '../registrations/registration-types';
 import type { Json } from '../xapi/lrs/statement-keys';
+import { formatTracked, trackedSeconds } from './scorm-runtime';
 import type { XapiAccountAgent } from './xapi-launch';
 
 export const CMI5_CATEGORY = 'https://w3id.org/xapi/cmi5/context/categories/cmi5';
@@ -200,7 +201,7 @@ export interface NewlySatisfied {
  * Marks satisfied AUs, blocks and the course in the registration's tree (each once: `cmi5.satisfied`), and rolls the
  * course's status up: a block or the course is satisfied when every AU and block in it is (cmi5 9.3.9); its
  * completion is COMPLETED then (INCOMPLETE once an AU in it was launched); its success PASSED when it is satisfied and no AU in it failed last, FAILED when an AU
- * failed; its score the mean of its AUs' scores. Returns the blocks and course that became satisfied, innermost first
+ * failed; its score the mean of its AUs' scores, its time the sum of theirs. Returns the blocks and course that became satisfied, innermost first
  * (the order of their satisfied statements).
  */
 export function rollUpCmi5(root: ActivityResult, aus: ReadonlyMap<string, Cmi5Au>): NewlySatisfied[] {
@@ -214,6 +215,8 @@ export function rollUpCmi5(root: ActivityResult, aus: ReadonlyMap<string, Cmi5Au
       return { satisfied, failed: node.activitySuccess === 'FAILED', scores: node.score?.scaled !== undefined ? [node.score.scaled] : [] };
     }
     const parts = node.children.map((c) => visit(c, false));
+    const seconds = node.children.reduce((sum, c) => sum + trackedSeconds(c.timeTracked), 0);
+    if (seconds > 0) node.timeTracked = formatTracked(seconds);
     const satisfied = parts.every((p) => p.satisfied);
     const failed = parts.some((p) => p.failed);
     const scores = parts.flatMap((p) => p.scores);

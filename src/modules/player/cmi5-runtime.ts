@@ -42,7 +42,7 @@ import {
 import { type AuRecord, cmi5StatementProblem, type Cmi5SessionState } from './cmi5-rules';
 import { PlayerSessionEntity, type PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, type FetchClaims, type SessionClaims } from './player-tokens';
-import { findActivity } from './scorm-runtime';
+import { findActivity, formatTracked, parseIsoDuration, trackedSeconds } from './scorm-runtime';
 import { xapiLearnerActor } from './xapi-launch';
 
 /** A registration instance's key. */
@@ -54,6 +54,15 @@ export interface InstanceKey {
 
 /** Changes the tree of an instance from statements and stores it like a commit (PlayerService.applyStatementProgress); false: nothing changed. */
 export type StatementProgressStore = (where: InstanceKey, change: (tree: ActivityResult) => { completedAt: Date | null } | false) => Promise<boolean>;
+
+/** A statement that changes the AU's record: a result (completed, passed, failed, a waiver) or a session's duration. */
+interface CmiResult {
+  verb: string;
+  at: Date;
+  scaled?: number;
+  /** terminated: the session's duration. */
+  seconds?: number;
+}
 
 /** What the fetch URL answers (cmi5 8.2). */
 export type FetchAnswer = { 'auth-token': string } | { 'error-code': '1' | '2' | '3'; 'error-text': string };
@@ -303,7 +312,7 @@ export class Cmi5Runtime implements OnModuleInit {
     const node = inst?.activityDetails ? findActivity(inst.activityDetails, state.auId) : null;
     const record: AuRecord = node ?? { activityCompletion: 'UNKNOWN', activitySuccess: 'UNKNOWN' };
     const next = structuredClone(state);
-    const results: Array<{ verb: string; scaled?: number; at: Date }> = [];
+    const results: CmiResult[] = [];
     for (const s of list) {
       const problem = cmi5StatementProblem(next, record, s);
       if (problem) throw new ForbiddenError(`cmi5: the statement is refused: ${problem}`);
@@ -312,6 +321,9 @@ export class Cmi5Runtime implements OnModuleInit {
       const defined = Array.isArray(s.context?.contextActivities?.category) && (s.context.contextActivities.category as Json[]).some((c: Json) => c?.id === CMI5_CATEGORY);
       const scaled: unknown = s.result?.score?.scaled;
       if (defined && (verb === VERB.completed || verb === VERB.passed || verb === VERB.failed)) results.push({ verb, at: new Date(String(s.timestamp)), ...(typeof scaled === 'number' ? { scaled } : {}) });
+      // The session's duration (cmi5 9.5.4.1: terminated carries the whole session's) is the AU's tracked time.
+      const seconds = defined && verb === VERB.terminated && typeof s.result?.duration === 'string' ? parseIsoDuration(String(s.result.duration)) : null;
+      if (seconds !== null) results.push({ verb, at: new Date(String(s.timestamp)), seconds });
       /* eslint-enable @typescript-eslint/no-unsafe-member-access */
     }
     const ids = await store();
@@ -334,7 +346,7 @@ export class Cmi5Runtime implements OnModuleInit {
     where: InstanceKey,
     course: { courseId: string; launchables: LaunchableActivity[] },
     state: Pick<Cmi5SessionState, 'id' | 'auId' | 'registration' | 'actor'>,
-    results: Array<{ verb: string; scaled?: number; at: Date }>,
+    results: CmiResult[],
   ): Promise<void> {
     if (!this.progress) return;
     const aus = ausOf(course.launchables);
@@ -344,6 +356,10 @@ export class Cmi5Runtime implements OnModuleInit {
       if (!node) return false;
       let completedAt: Date | null = null;
       for (const r of results) {
+        if (r.seconds !== undefined) {
+          node.timeTracked = formatTracked(trackedSeconds(node.timeTracked) + r.seconds);
+          continue;
+        }
         if (r.verb !== VERB.failed && node.activityCompletion !== 'COMPLETED') completedAt = r.at;
         applyResult(node, r.verb, r.scaled);
       }
