@@ -199,4 +199,22 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect(answers.filter((a) => a['auth-token'] !== undefined)).toHaveLength(1);
     expect(answers.filter((a) => a['error-code'] === '1')).toHaveLength(5);
   });
+
+  it('OwnWindow: the page tells the player to give the window to the AU; returnURL leads to the redirectOnExitUrl', async () => {
+    await createReg('rc-own', 'c-two');
+    const first = await launch('rc-own');
+    expect(first.ownWindow).toBe(false); // AU 1 is AnyWindow
+    const launched = await fetch(await link('rc-own', { redirectOnExitUrl: 'https://example.com/done', startSco: cmi5Au(2) }), { redirect: 'manual' });
+    const html = await (await fetch(new URL(launched.headers.get('location')!, s.baseUrl))).text();
+    const l = cmi5LaunchOf(html);
+    expect(l.ownWindow).toBe(true);
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const data = await launchData(l, auth);
+    expect(data.launchMethod).toBe('OwnWindow');
+    const back = await fetch(data.returnURL as string, { redirect: 'manual' });
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe('https://example.com/done');
+    // The first session was abandoned by the second launch: its fetch URL is over.
+    expect(await fetchToken(first.fetch)).toMatchObject({ 'error-code': '2' });
+  });
 });
