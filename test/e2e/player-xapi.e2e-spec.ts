@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fixture, importCourse } from '../support/courses';
-import { learnerRegistrations, waitFor } from '../support/player';
+import { followLaunch, learnerRegistrations, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 import { COURSE_ACTIVITY, statement, tincanPackage, xapiLaunchOf } from '../support/xapi-launch';
 
@@ -13,10 +13,7 @@ describe('xAPI (TinCan) courses: launch parameters, a registration-bound LRS tok
 
   /** Follows a registration's launch link to the player page, and reads the TinCan parameters of its content URL. */
   const launch = async (registrationId: string) => {
-    const launched = await fetch(await link(registrationId), { redirect: 'manual' });
-    expect(launched.status).toBe(303);
-    const page = new URL(launched.headers.get('location')!, s.baseUrl);
-    const html = await (await fetch(page)).text();
+    const { page, html } = await followLaunch(s.baseUrl, await link(registrationId));
     return { page, html, ...xapiLaunchOf(html) };
   };
   const post = (endpoint: string, auth: string, body: unknown) =>

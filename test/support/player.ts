@@ -51,6 +51,14 @@ export async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, 
   }
 }
 
+/** Follows a launch link (its 303) to the player page; returns the page's URL and HTML. */
+export async function followLaunch(baseUrl: string, launchLink: string): Promise<{ page: URL; html: string }> {
+  const launched = await fetch(launchLink, { redirect: 'manual' });
+  expect(launched.status).toBe(303);
+  const page = new URL(launched.headers.get('location')!, baseUrl);
+  return { page, html: await (await fetch(page)).text() };
+}
+
 /** Registration calls the player tests make; the server and credentials are read when called. */
 export function learnerRegistrations(server: () => TestServer, auth: () => string, learner: { id: string; firstName?: string; lastName?: string }) {
   return {

@@ -34,6 +34,7 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     tracking: model.tracking && !model.aicc && !model.xapi,
     aiccUrl: model.aicc ? 'aicc' : null,
     noApi: model.xapi === true,
+    ownWindow: model.ownWindow === true,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
     nav: multi ? model.nav : null,
@@ -264,8 +265,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     $('lcds-exit').disabled = busy || finished;
   }
   // ---- where the content runs: the player's frame, or (PlayerLaunchType NEW_WINDOW…) a window of its own ----
-  function openContent(url) {
+  function openContent(url, ownWindow) {
     contentUrl = url;
+    // cmi5 launchMethod OwnWindow: the AU replaces this page; its returnURL leads back.
+    if (ownWindow === undefined ? cfg.ownWindow : ownWindow) { location.assign(url); return; }
     if (!windowed) { $('lcds-sco').src = url; return; }
     if (popup && !popup.closed) { popup.location.href = url; popup.focus(); return; }
     var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? 'popup=yes,toolbar=no,location=no,menubar=no,status=no,resizable=yes,scrollbars=yes' : '';
@@ -332,7 +335,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       createApi(launch.cmi);
       busy = false; renderNav();
       $('lcds-sco').title = launch.title || '';
-      openContent(launch.contentUrl);
+      openContent(launch.contentUrl, launch.ownWindow === true);
     }, function () {
       busy = false; renderNav();
       show(T.nextFailed);

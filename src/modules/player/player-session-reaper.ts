@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
+import { Cmi5Runtime } from './cmi5-runtime';
 import { PlayerSessionEntity } from './player-session.entity';
 
 const REAP_EVERY_MS = 15 * 60 * 1000;
@@ -10,7 +11,7 @@ const REAP_EVERY_MS = 15 * 60 * 1000;
 export const REAP_BATCH = 500;
 
 /**
- * Deletes player sessions past their expiry (unused launch links after `expiry`, sessions SESSION_TTL_SECONDS after
+ * Deletes player sessions past their expiry (issuing the abandoned statement of a cmi5 session left open) (unused launch links after `expiry`, sessions SESSION_TTL_SECONDS after
  * launch): at start, then every 15 minutes, in batches. Runs on worker processes only (LCDS_ROLE worker or all).
  */
 @Injectable()
@@ -22,6 +23,7 @@ export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+    private readonly cmi5: Cmi5Runtime,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -45,8 +47,10 @@ export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicatio
     let total = 0;
     try {
       for (;;) {
-        const batch = await this.sessions.find({ select: { id: true }, where: { expiresAt: LessThanOrEqual(now) }, order: { expiresAt: 'ASC' }, take: REAP_BATCH });
+        const batch = await this.sessions.find({ where: { expiresAt: LessThanOrEqual(now) }, order: { expiresAt: 'ASC' }, take: REAP_BATCH });
         if (batch.length === 0) break;
+        // A cmi5 session still open when its player session ends was abandoned (cmi5 9.3.6): say so before it goes.
+        for (const row of batch) await this.cmi5.abandon(row, now);
         await this.sessions.delete(batch.map((r) => r.id));
         total += batch.length;
         if (batch.length < REAP_BATCH) break;

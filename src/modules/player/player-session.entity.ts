@@ -1,3 +1,4 @@
+import type { Cmi5SessionState } from './cmi5-rules';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
@@ -32,6 +33,8 @@ export interface PlayerSessionSettings {
   postbacks?: boolean;
   /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */
   aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean };
+  /** cmi5 courses: the cmi5 session of the AU running now (cmi5-rules.ts). */
+  cmi5?: Cmi5SessionState;
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */

@@ -25,15 +25,24 @@ export interface SessionClaims {
   exp: number;
 }
 
+/** What a cmi5 fetch URL carries: the player session and the cmi5 session whose auth token it returns once. */
+export interface FetchClaims {
+  t: 'cmi5-fetch';
+  id: string;
+  /** The cmi5 session id. */
+  c: string;
+  exp: number;
+}
+
 export type TokenProblem = 'malformed' | 'expired';
 
-export function encodeToken(keys: KeyRing, claims: LaunchClaims | SessionClaims): string {
+export function encodeToken(keys: KeyRing, claims: LaunchClaims | SessionClaims | FetchClaims): string {
   const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
   return `${body}.${keys.sign('links', body)}`;
 }
 
 /** The claims of a token of the given kind, or why it is unacceptable (tampered and malformed look the same). */
-export function decodeToken<T extends LaunchClaims | SessionClaims>(keys: KeyRing, token: string, kind: T['t'], now = Date.now()): T | TokenProblem {
+export function decodeToken<T extends LaunchClaims | SessionClaims | FetchClaims>(keys: KeyRing, token: string, kind: T['t'], now = Date.now()): T | TokenProblem {
   const dot = token.indexOf('.');
   if (dot <= 0 || token.length > 8192) return 'malformed';
   const body = token.slice(0, dot);

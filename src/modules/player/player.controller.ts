@@ -10,6 +10,7 @@ import { messagePage, PlayerError } from './player-errors';
 import { MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
 import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
 import { CommitBody, PlayerService } from './player.service';
+import { Cmi5Runtime } from './cmi5-runtime';
 
 /** Seconds after the last SetValue before scorm-again commits on its own. */
 const AUTOCOMMIT_SECONDS = 5;
@@ -41,6 +42,7 @@ export function parseRange(header: string | undefined, size: number): { start: n
 export class PlayerController {
   constructor(
     private readonly player: PlayerService,
+    private readonly cmi5: Cmi5Runtime,
     private readonly store: ContentStore,
   ) {}
 
@@ -82,6 +84,29 @@ export class PlayerController {
       if (err instanceof PlayerError) res.status(err.status).json({ result: false, errorCode: 101, message: err.message });
       else throw err;
     }
+  }
+
+  /** cmi5's fetch URL (cmi5 8.2): the AU's auth token once, the spec's error JSON after. */
+  @Post('cmi5/fetch/:token')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async cmi5Fetch(@Param('token') token: string, @Res() res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    // An AU hosted elsewhere (an absolute AU url) POSTs here from its own origin: a simple CORS request, no credentials.
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.json(await this.cmi5.fetch(token));
+  }
+
+  /** cmi5's returnURL: where an AU sends the learner when it is done (redirectOnExitUrl, or a page saying so). */
+  @Get('s/:token/return')
+  @PublicEndpoint()
+  async cmi5Return(@Param('token') token: string, @Res() res: Response) {
+    await this.page(res, async () => {
+      const target = await this.player.exitTarget(token);
+      res.setHeader('Cache-Control', 'no-store');
+      if (target) res.redirect(303, target);
+      else res.type('html').send(messagePage('You have left the course', 'The course has ended. You may close this window.'));
+    });
   }
 
   /** Switches the session to another activity of the course; returns what the player starts it with. */

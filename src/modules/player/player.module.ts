@@ -16,22 +16,25 @@ import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
 import { PlayerService } from './player.service';
 import { XapiProgress } from './xapi-progress';
+import { Cmi5Runtime } from './cmi5-runtime';
 
 /** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
 @Module({
   imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
   controllers: [PlayerController, AiccHacpController],
-  providers: [PlayerService, PlayerSessionReaper, AiccHacpService, XapiProgress],
+  providers: [PlayerService, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(
     private readonly launchLinks: LaunchLinks,
     private readonly player: PlayerService,
     private readonly xapiProgress: XapiProgress,
+    private readonly cmi5: Cmi5Runtime,
   ) {}
 
   onModuleInit(): void {
     this.launchLinks.register((req) => this.player.issueLink(req));
     this.xapiProgress.register((appId, registration, statements) => this.player.applyXapiResults(appId, registration, statements));
+    this.cmi5.registerProgressStore(async (where, change) => (await this.player.applyStatementProgress(where, (tree) => change(tree))) !== null);
   }
 }

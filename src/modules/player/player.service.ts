@@ -20,9 +20,12 @@ import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { LaunchStatements } from '../xapi/launch-statements/launch-statements';
 import { LrsLaunchTokens } from '../xapi/lrs/lrs-launch-tokens';
 import { xapiLaunchQuery, xapiLearnerActor } from './xapi-launch';
+import { type LaunchMode, type NewlySatisfied, rollUpCmi5 } from './cmi5-launch';
+import { ausOf, Cmi5Runtime, type InstanceKey } from './cmi5-runtime';
 import { applyXapiResults, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
 import { PlayerError } from './player-errors';
+import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
@@ -42,8 +45,10 @@ export interface ActivityLaunch {
   media?: MediaKind;
   /** AICC courses: the AU talks HACP to the server (aicc_sid/aicc_url on its URL), not the page's SCORM API. */
   aicc?: true;
-  /** xAPI courses: the content talks to the LRS (TinCan launch parameters on its URL), not the page's SCORM API. */
+  /** xAPI and cmi5 courses: the content talks to the LRS (TinCan or cmi5 launch parameters on its URL), not the page's SCORM API. */
   xapi?: true;
+  /** cmi5 AUs with launchMethod OwnWindow: the AU replaces the player page (its returnURL leads back). */
+  ownWindow?: true;
 }
 
 /** What the player page needs: the activity it starts with, and the course's table of contents. */
@@ -153,6 +158,7 @@ export class PlayerService {
     private readonly settings: SettingsService,
     private readonly launchStatements: LaunchStatements,
     private readonly lrsTokens: LrsLaunchTokens,
+    private readonly cmi5: Cmi5Runtime,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -219,11 +225,15 @@ export class PlayerService {
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
     let launchHistoryId: string | null = null;
+    const cmi5 = version.learningStandard === 'CMI5';
+    let satisfiedFirst: NewlySatisfied[] = [];
     if (claims.tracking) {
       launchHistoryId = randomUUID();
       const resuming = node?.runtime?.exit === 'suspend';
       if (node && !resuming) node.attempts += 1;
-      if (node) rollUp(inst.activityDetails, rollup);
+      // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
+      if (cmi5) satisfiedFirst = rollUpCmi5(inst.activityDetails, ausOf(version.package?.launchables ?? []));
+      else if (node) rollUp(inst.activityDetails, rollup);
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,
@@ -262,8 +272,12 @@ export class PlayerService {
       rollup,
       postbacks: this.postbacks.hasTarget(reg, values),
     };
+    if (cmi5) {
+      const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
+      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node);
+    }
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
-    if (claims.tracking && version.learningStandard !== 'XAPI') {
+    if (claims.tracking && version.learningStandard !== 'XAPI' && !cmi5) {
       this.launchStatements.launched({ appId: claims.app, registrationId: claims.reg, instance: claims.inst, activityId: launchable.id, standard: scormVersion, sessionId: claims.id, resumed: node?.runtime?.exit === 'suspend', at: now });
     }
     return sessionToken;
@@ -277,7 +291,52 @@ export class PlayerService {
     const launchable = this.requireActivity(version, issued.startSco);
     const passing = passingOf(launchable);
     const settings: PlayerSessionSettings = { ...issued, tracking: false, activityId: launchable.id, standard, ...(passing !== undefined ? { passing } : {}) };
-    return this.openSession(claims.id, settings, null, new Date());
+    const now = new Date();
+    if (version.learningStandard === 'CMI5') {
+      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now, null);
+    }
+    return this.openSession(claims.id, settings, null, now);
+  }
+
+  /**
+   * Starts the cmi5 session of an AU launch (Cmi5Runtime.start); the session's expiry is the one openSession gives it
+   * (launch and preview) or already has (a switch of activity). A preview runs in a registration of its own (its id).
+   * Launch mode (cmi5 10.2.2): Browse when nothing is tracked (a preview, a link with tracking false); Review when the
+   * learner has satisfied the AU already (its moveOn met by their results, or waived); Normal otherwise.
+   */
+  private startCmi5(
+    sessionId: string,
+    settings: PlayerSessionSettings,
+    version: CourseVersionEntity,
+    launchable: LaunchableActivity,
+    where: InstanceKey,
+    registration: string,
+    learner: { id: string; name: string },
+    satisfiedFirst: NewlySatisfied[],
+    now: Date,
+    node: ActivityResult | null,
+    expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
+  ) {
+    const launchMode: LaunchMode = !settings.tracking ? 'Browse' : node?.cmi5?.satisfied && launchable.data.moveOn !== 'NotApplicable' ? 'Review' : 'Normal';
+    return this.cmi5.start({
+      appId: where.appId,
+      playerSessionId: sessionId,
+      expiresAt,
+      where,
+      registration,
+      learner,
+      courseId: version.courseId,
+      launchable,
+      launchMode,
+      satisfiedFirst,
+      ...(settings.culture ? { culture: settings.culture } : {}),
+      launchUrl: (state) => {
+        const url = contentUrlOf(this.launchHref(launchable, settings, [this.cmi5.launchQuery(where.appId, sessionId, expiresAt, state)]));
+        const page = `${this.config.publicUrl}/player/s/${encodeToken(this.keys, { t: 'session', id: sessionId, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims)}/`;
+        return new URL(url, page).toString();
+      },
+      now,
+    });
   }
 
   private async openSession(id: string, settings: PlayerSessionSettings, launchHistoryId: string | null, now: Date): Promise<string> {
@@ -291,7 +350,7 @@ export class PlayerService {
    * courses keep their progress in the same tree, but the page exposes no API to them).
    */
   private runtimeOf(version: CourseVersionEntity): ScormVersion {
-    const scormVersion = standardVersion(version.learningStandard) ?? (mediaOf(version) || version.learningStandard === 'XAPI' ? '2004' : null);
+    const scormVersion = standardVersion(version.learningStandard) ?? (mediaOf(version) || version.learningStandard === 'XAPI' || version.learningStandard === 'CMI5' ? '2004' : null);
     if (!scormVersion) throw new PlayerError(501, 'This course cannot be played yet', `The player does not run ${version.learningStandard} courses yet.`);
     return scormVersion;
   }
@@ -351,16 +410,30 @@ export class PlayerService {
     const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
     if (s.culture && !stored) cmi[language] = s.culture;
     const aicc = ctx.version.learningStandard === 'AICC';
-    const xapi = ctx.version.learningStandard === 'XAPI';
-    const query = [
-      launchable.parameters?.replace(/^[?&]/, ''),
-      ...(s.additionalValues ?? []).map((p) => `${encodeURIComponent(p.item)}=${encodeURIComponent(p.value)}`),
+    const cmi5 = ctx.version.learningStandard === 'CMI5' && s.cmi5?.auId === launchable.id ? s.cmi5 : null;
+    const xapi = ctx.version.learningStandard === 'XAPI' || cmi5 !== null;
+    const href = this.launchHref(launchable, s, [
       aicc ? aiccLaunchQuery(aiccSessionId(this.keys, session.id, launchable.id), `${this.config.publicUrl}${HACP_PATH}`) : '',
-      xapi ? this.xapiQuery(session, reg, ctx.version, learner) : '',
-    ].filter((q) => q);
-    const href = launchable.href + (query.length ? (launchable.href.includes('?') ? '&' : '?') + query.join('&') : '');
+      ctx.version.learningStandard === 'XAPI' ? this.xapiQuery(session, reg, ctx.version, learner) : '',
+      cmi5 ? this.cmi5.launchQuery(session.appId, session.id, new Date(session.expiresAt), cmi5) : '',
+    ]);
     const media = mediaOf(ctx.version);
-    return { activityId: launchable.id, title: launchable.title, contentHref: href, cmi, ...(media ? { media: media.kind } : {}), ...(aicc ? { aicc: true as const } : {}), ...(xapi ? { xapi: true as const } : {}) };
+    return {
+      activityId: launchable.id,
+      title: launchable.title,
+      contentHref: href,
+      cmi,
+      ...(media ? { media: media.kind } : {}),
+      ...(aicc ? { aicc: true as const } : {}),
+      ...(xapi ? { xapi: true as const } : {}),
+      ...(cmi5 && launchable.data.launchMethod === 'OwnWindow' ? { ownWindow: true as const } : {}),
+    };
+  }
+
+  /** A launchable's href with its own parameters, the link's additional values and the standard's launch parameters. */
+  private launchHref(launchable: LaunchableActivity, s: PlayerSessionSettings, launchQueries: string[]): string {
+    const query = [launchable.parameters?.replace(/^[?&]/, ''), ...(s.additionalValues ?? []).map((p) => `${encodeURIComponent(p.item)}=${encodeURIComponent(p.value)}`), ...launchQueries].filter((q) => q);
+    return launchable.href + (query.length ? (launchable.href.includes('?') ? '&' : '?') + query.join('&') : '');
   }
 
   /**
@@ -423,10 +496,13 @@ export class PlayerService {
       if (!launchable) throw new PlayerError(404, 'No such activity', 'The course has no launchable activity with this id.');
       const tree = inst?.activityDetails ?? null;
       const node = tree ? findActivity(tree, launchable.id) : null;
+      const cmi5 = ctx.version.learningStandard === 'CMI5';
+      const now = new Date();
+      let satisfiedFirst: NewlySatisfied[] = [];
       if (session.settings.tracking && inst && tree && node) {
-        const now = new Date();
         if (node.runtime?.exit !== 'suspend') node.attempts += 1;
-        rollUp(tree, rollupOf(session));
+        if (cmi5) satisfiedFirst = rollUpCmi5(tree, ausOf(launchables));
+        else rollUp(tree, rollupOf(session));
         const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, lastAccessAt: now, updatedAt: now });
         if (!res.affected) continue;
       }
@@ -435,11 +511,23 @@ export class PlayerService {
       delete settings.passing;
       if (passing !== undefined) settings.passing = passing;
       if (settings.aicc) settings.aicc = { seq: settings.aicc.seq }; // the next AU starts from its stored state
+      if (cmi5) {
+        const { reg } = ctx;
+        const learner = reg ? { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') } : PREVIEW_LEARNER;
+        settings.cmi5 = await this.startCmi5(session.id, settings, ctx.version, launchable, where, reg ? reg.xapiRegistrationId : session.id, learner, satisfiedFirst, now, node, new Date(session.expiresAt));
+      }
       await this.sessions.update({ id: session.id }, { settings });
       const next = { ...session, settings } as LiveSession;
       return this.activityLaunch(next, ctx, launchable);
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
+  }
+
+  /** Where the learner goes when the content sends them back (cmi5 returnURL): the link's redirectOnExitUrl, if any. */
+  async exitTarget(token: string): Promise<string | null> {
+    const row = await this.sessions.findOneBy({ id: sessionIdOf(this.keys, token) });
+    const target = row?.settings?.redirectOnExitUrl;
+    return target && /^https?:\/\//i.test(target) ? target : null;
   }
 
   /** Where a session's content lives in the content store. */
@@ -568,16 +656,38 @@ export class PlayerService {
   async applyXapiResults(appId: string, registration: string, statements: XapiResultStatement[]): Promise<unknown> {
     const reg = await this.registrations.findOneBy({ appId, xapiRegistrationId: registration.toLowerCase() });
     if (!reg) return { skipped: 'no registration' };
-    const where = { appId, registrationId: reg.id, instance: reg.latestInstance };
+    const actor = agentKey(xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: '' })) ?? '';
+    let skipped: string | null = null;
+    const tree = await this.applyStatementProgress({ appId, registrationId: reg.id, instance: reg.latestInstance }, (root, version) => {
+      if (version.learningStandard !== 'XAPI') {
+        skipped = 'not an xAPI registration';
+        return false;
+      }
+      const applied = applyXapiResults(root, statements, { activityId: version.xapiActivityId ?? root.id, actor });
+      if (!applied) skipped = 'no statement about the course by its learner';
+      return applied;
+    });
+    if (!tree) return { skipped: skipped ?? 'not an xAPI registration' };
+    return { applied: statements.length, completion: tree.activityCompletion, success: tree.activitySuccess };
+  }
+
+  /**
+   * Progress from statements (xAPI courses' result statements, cmi5 AUs' statements): `change` updates the
+   * instance's tree (false: nothing to change), which is stored like a commit with the summary and the latest launch
+   * history (commit_seq advances, so it orders with other updates; retried when another update won), then a postback.
+   * Returns the stored tree, or null when nothing changed.
+   */
+  async applyStatementProgress(where: InstanceKey, change: (tree: ActivityResult, version: CourseVersionEntity) => { completedAt: Date | null } | false): Promise<ActivityResult | null> {
+    const { appId } = where;
     for (let attempt = 0; attempt < 5; attempt++) {
       const inst = await this.instances.findOneBy(where);
-      const version = inst ? await this.versions.findOneBy({ appId, courseId: reg.courseId, version: inst.courseVersion }) : null;
-      if (!inst?.activityDetails || !version || version.learningStandard !== 'XAPI') return { skipped: 'not an xAPI registration' };
+      const reg = inst ? await this.registrations.findOne({ where: { appId, id: where.registrationId }, select: { courseId: true } }) : null;
+      const version = inst && reg ? await this.versions.findOneBy({ appId, courseId: reg.courseId, version: inst.courseVersion }) : null;
+      if (!inst?.activityDetails || !version) return null;
       const tree = inst.activityDetails;
-      const actor = agentKey(xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: '' }));
-      const applied = applyXapiResults(tree, statements, { activityId: version.xapiActivityId ?? tree.id, actor: actor ?? '' });
-      if (!applied) return { skipped: 'no statement about the course by its learner' };
-      const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
+      const applied = change(tree, version);
+      if (!applied) return null;
+      const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
       const useTimestamp = values.get('UseStatementTimestampInRegistrationUpdates') !== 'false';
       const latest = await this.dataSource.getRepository(LaunchHistoryEntity).findOne({ where, order: { launchTime: 'DESC' }, select: { id: true, totalSeconds: true } });
       const stored = await this.storeCommit(where, inst.commitSeq, {
@@ -595,10 +705,10 @@ export class PlayerService {
         ...(useTimestamp && applied.completedAt ? { at: applied.completedAt } : {}),
       });
       if (!stored) continue;
-      await this.postbacks.schedule(appId, reg.id, inst.instance);
-      return { applied: statements.length, completion: tree.activityCompletion, success: tree.activitySuccess };
+      await this.postbacks.schedule(appId, where.registrationId, inst.instance);
+      return tree;
     }
-    throw new Error('xAPI progress: the registration kept changing; retrying');
+    throw new Error('Progress from statements: the registration kept changing; retrying');
   }
 
   /**

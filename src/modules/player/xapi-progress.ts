@@ -3,6 +3,7 @@ import { IsArray, IsNotEmpty, IsString } from 'class-validator';
 import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
 import type { ActivityResult } from '../registrations/registration-types';
 import { SCORM_PROFILE } from '../xapi/launch-statements/scorm-profile';
+import { CMI5_CATEGORY } from './cmi5-launch';
 import { agentKey, type Json, objectActivityId } from '../xapi/lrs/statement-keys';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
 
@@ -40,10 +41,13 @@ export const XAPI_PROGRESS_QUEUE = defineQueue<XapiProgressPayload>({
 });
 
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- statements are free-form JSON, validated by statement-rules.ts before they are stored */
-/** Statements of the xAPI SCORM profile: the player's own statements of SCORM launches, whose progress it recorded already. */
-const isScormProfile = (s: Record<string, Json>): boolean => {
+/**
+ * Statements whose progress is recorded elsewhere: the xAPI SCORM profile's (the player's own statements of SCORM
+ * launches, whose progress it recorded already) and cmi5's (Cmi5Runtime records them as the LRS accepts them).
+ */
+const isRecordedElsewhere = (s: Record<string, Json>): boolean => {
   const category: unknown = s.context?.contextActivities?.category;
-  return Array.isArray(category) && category.some((c: Json) => c?.id === SCORM_PROFILE);
+  return Array.isArray(category) && category.some((c: Json) => c?.id === SCORM_PROFILE || c?.id === CMI5_CATEGORY);
 };
 
 /** The completed/passed/failed statements of a batch, grouped by registration (other statements change no progress). */
@@ -53,7 +57,7 @@ export function resultStatementsOf(statements: ReadonlyArray<Record<string, Json
   for (const s of statements) {
     const verb = VERBS[typeof s.verb?.id === 'string' ? s.verb.id : ''];
     const registration = s.context?.registration;
-    if (!verb || typeof registration !== 'string' || isScormProfile(s)) continue;
+    if (!verb || typeof registration !== 'string' || isRecordedElsewhere(s)) continue;
     const actor = agentKey(s.actor);
     const activityId = objectActivityId(s);
     if (actor === null || activityId === null) continue;

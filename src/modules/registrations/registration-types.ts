@@ -68,6 +68,8 @@ export interface ActivityResult {
     timeLimitAction?: string;
   };
   runtime?: Runtime;
+  /** cmi5 courses: the AU, block or course is satisfied (its satisfied statement was issued once), or the AU was waived. Not shown by the API. */
+  cmi5?: { satisfied?: boolean; waived?: boolean };
 }
 
 /** What GetRegistrationProgress and friends include beyond the summary. */
@@ -121,6 +123,7 @@ export function initialActivityTree(root: CourseActivity): ActivityResult {
 /** The tree as a response shows it under the include flags (a copy; the stored tree is not touched). */
 export function shapeActivityTree(node: ActivityResult, flags: IncludeFlags): ActivityResult {
   const out: ActivityResult = { ...node };
+  delete out.cmi5;
   if (flags.includeChildResults) out.children = (node.children ?? []).map((c) => shapeActivityTree(c, flags));
   else delete (out as Partial<ActivityResult>).children;
   if (!flags.includeInteractionsAndObjectives) delete (out as Partial<ActivityResult>).objectives;

@@ -8,6 +8,7 @@ import { LaunchStatements } from './launch-statements/launch-statements';
 import { XapiStatementPipeEntity } from './entities/xapi-statement-pipe.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { LrsCredentialCache } from './lrs/lrs-credential-cache';
+import { LaunchSessions } from './lrs/launch-sessions';
 import { LrsLaunchTokens } from './lrs/lrs-launch-tokens';
 import { StatementPipeEndpoints } from './statement-pipes/statement-pipe-endpoints';
 import { StatementPipeProcessor } from './statement-pipes/statement-pipe.processor';
@@ -22,8 +23,8 @@ import { XapiStatementsService } from './xapi-statements.service';
 @Module({
   imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiDocumentEntity, XapiAttachmentEntity, XapiStatementPipeEntity, XapiLaunchStateEntity])],
   controllers: [XapiCredentialsController, XapiStatementPipesController],
-  providers: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens, LaunchStatements],
-  exports: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, LrsCredentialCache, LrsLaunchTokens, LaunchStatements],
+  providers: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens, LaunchSessions, LaunchStatements],
+  exports: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, LrsCredentialCache, LrsLaunchTokens, LaunchSessions, LaunchStatements],
 })
 export class XapiModule implements OnModuleInit {
   constructor(

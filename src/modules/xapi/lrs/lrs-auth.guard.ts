@@ -7,6 +7,7 @@ import { UnauthorizedError } from '../../../platform/auth/unauthorized.error';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../../platform/http/domain-errors';
 import { XapiCredentialsService } from '../xapi-credentials.service';
 import { LrsCredential, LrsCredentialCache } from './lrs-credential-cache';
+import { LaunchSessions } from './launch-sessions';
 import { LAUNCH_TOKEN_USER, LrsLaunchGrant, LrsLaunchTokens } from './lrs-launch-tokens';
 import { baseStringUri, LrsOAuthVerifier, parseOAuthHeader } from './lrs-oauth';
 import { agentKey, Json } from './statement-keys';
@@ -48,6 +49,7 @@ export class LrsAuthGuard implements CanActivate {
     private readonly credentials: XapiCredentialsService,
     private readonly cache: LrsCredentialCache,
     private readonly launchTokens: LrsLaunchTokens,
+    private readonly launchSessions: LaunchSessions,
     private readonly oauth: LrsOAuthVerifier,
     private readonly verifier: CredentialVerifier,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -61,7 +63,12 @@ export class LrsAuthGuard implements CanActivate {
     res.setHeader('X-Experience-API-Version', version.startsWith('2.') ? '2.0.0' : '1.0.3');
     if (this.config.role === 'worker') throw new NotFoundError('Operation', req.path);
     const appId = String(req.params.appId ?? '');
-    const principal = await this.authenticate(req, appId);
+    const principal = await this.authenticate(req, appId).catch((err: unknown) => {
+      // A script's request (fetch, XHR: Sec-Fetch-Dest empty) gets no Basic challenge, which would make the browser
+      // prompt the learner for a password (content whose launch token ended, e.g. a cmi5 session after terminated).
+      if (err instanceof UnauthorizedError && req.headers['sec-fetch-dest'] === 'empty') throw new UnauthorizedError(err.message, null);
+      throw err;
+    });
     if (!version) throw new InvalidInputError('The X-Experience-API-Version header is required (1.0.x or 2.0.x)');
     if (!SUPPORTED_VERSION.test(version)) throw new InvalidInputError(`X-Experience-API-Version ${version} is not supported; use 1.0.x or 2.0.x`);
     (req as Request & { lrs: LrsPrincipal }).lrs = { ...principal, version };
@@ -82,6 +89,7 @@ export class LrsAuthGuard implements CanActivate {
     if (user === LAUNCH_TOKEN_USER) {
       const grant = this.launchTokens.verify(appId, secret);
       if (!grant) throw new UnauthorizedError('The launch token is invalid or has expired.', LRS_CHALLENGE);
+      await this.launchSessions.live(grant);
       checkLaunchScope(req, grant);
       return { appId, credentialId: null, canRead: true, canWrite: true, readOwnOnly: false, authority: { objectType: 'Agent', account: { homePage, name: appId } }, launch: grant };
     }
@@ -182,12 +190,14 @@ export function checkLaunchScope(req: Request, grant: LrsLaunchGrant): void {
     }
     case 'activities/state': {
       if (!sameAgent(param('agent'))) deny('reads and writes only the State of its learner');
+      if (!reading && param('stateId') === 'LMS.LaunchData') deny('may not change LMS.LaunchData, which the LMS writes (cmi5 10.2.1.0-5)');
       const registration = param('registration');
       if (registration !== undefined && registration.toLowerCase() !== grant.registration) deny('reads and writes only the State of its registration');
       return;
     }
     case 'agents/profile':
-      if (!reading && !sameAgent(param('agent'))) deny('writes only the profile of its learner');
+      // Without an agent the request is malformed (400 from the controller), not forbidden.
+      if (!reading && param('agent') !== undefined && !sameAgent(param('agent'))) deny('writes only the profile of its learner');
       return;
     case 'activities':
     case 'agents':

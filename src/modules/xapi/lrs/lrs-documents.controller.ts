@@ -9,6 +9,8 @@ import { DocumentScope, Preconditions, XapiDocumentsService } from '../xapi-docu
 import { XapiStatementsService } from '../xapi-statements.service';
 import { LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, contentType, dateParam, iriParam, LrsRequest, queryParams, rawBody, required, uuidParam } from './lrs-request';
+import { LEARNER_PREFERENCES, learnerPreferencesProblem } from './cmi5-documents';
+import { LaunchSessions } from './launch-sessions';
 import { ifiOf } from './statement-keys';
 
 type DocumentResource = 'state' | 'activity' | 'agent';
@@ -32,6 +34,7 @@ export class LrsDocumentsController {
   constructor(
     private readonly documents: XapiDocumentsService,
     private readonly statements: XapiStatementsService,
+    private readonly launchSessions: LaunchSessions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -134,6 +137,7 @@ export class LrsDocumentsController {
       return;
     }
     if (since !== undefined) throw new InvalidInputError(`since applies only to a list of documents, not with ${ID_PARAM[resource]}`);
+    if (p.launch?.session) await this.launchSessions.documentRead(p.launch, resource, id);
     const doc = await this.documents.get(p.appId, scope, id);
     res.setHeader('ETag', `"${doc.etag}"`);
     res.setHeader('Last-Modified', doc.updated.toUTCString());
@@ -147,6 +151,10 @@ export class LrsDocumentsController {
     if (id === undefined) throw new InvalidInputError(`The ${ID_PARAM[resource]} parameter is required`);
     if (since !== undefined) throw new InvalidInputError('since is a parameter of GET only');
     const content = await rawBody(req, this.config.http.jsonBodyLimit);
+    if (p.launch?.session && resource === 'agent' && id === LEARNER_PREFERENCES) {
+      const problem = learnerPreferencesProblem(contentType(req), content);
+      if (problem) throw new ForbiddenError(problem);
+    }
     // Clients MUST send If-Match or If-None-Match with a PUT of a profile (Communication 3.1); State documents are
     // under the same 409 rule from xAPI 2.0 on (IEEE 9274.1.1 4.1.4) but need no precondition to be created.
     const requirePrecondition = resource !== 'state' ? 'always' : p.version.startsWith('2.') ? 'ifExists' : 'never';

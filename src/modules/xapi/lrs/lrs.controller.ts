@@ -7,6 +7,7 @@ import { PublicEndpoint } from '../../../platform/auth/authorize.decorator';
 import { ForbiddenError, InvalidInputError } from '../../../platform/http/domain-errors';
 import { StatementFilters, XapiStatementsService } from '../xapi-statements.service';
 import { AttachmentContent, buildMultipart, matchAttachments, parseMultipart } from './attachments';
+import { LaunchSessions } from './launch-sessions';
 import { LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, boolParam, contentType, dateParam, JSON_CONTENT, LrsRequest, queryParams, rawBody } from './lrs-request';
 import { canonicalFormat, Json } from './statement-keys';
@@ -39,6 +40,7 @@ const QUERY_PARAMS = [
 export class LrsController {
   constructor(
     private readonly statements: XapiStatementsService,
+    private readonly launchSessions: LaunchSessions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -62,7 +64,8 @@ export class LrsController {
     if (statement.id !== undefined && String(statement.id).toLowerCase() !== id.toLowerCase()) {
       throw new InvalidInputError(`The statement's id ${String(statement.id)} differs from the statementId parameter ${id}`);
     }
-    await this.statements.storeStatements(p.appId, [{ ...statement, id }], p.authority, { credentialId: p.credentialId, version: p.version, attachments });
+    const list = [{ ...statement, id }];
+    await this.launchSessions.statements(p.launch, list, () => this.statements.storeStatements(p.appId, list, p.authority, { credentialId: p.credentialId, version: p.version, attachments }));
   }
 
   @Post('statements')
@@ -73,8 +76,8 @@ export class LrsController {
     queryParams(req, []);
     const { body, attachments } = await this.statementsBody(req);
     if (typeof body !== 'object' || body === null) throw new InvalidInputError('The body must be a statement or an array of statements');
-    const list = Array.isArray(body) ? (body as unknown[]) : [body];
-    return this.statements.storeStatements(p.appId, list, p.authority, { credentialId: p.credentialId, version: p.version, attachments });
+    const list = (Array.isArray(body) ? body : [body]) as Array<Record<string, Json>>;
+    return this.launchSessions.statements(p.launch, list, () => this.statements.storeStatements(p.appId, list, p.authority, { credentialId: p.credentialId, version: p.version, attachments }));
   }
 
   @Get('statements')
