@@ -41,6 +41,9 @@ const includeOf = (q: IncludeFlags): IncludeFlags => ({
   includeRuntime: q.includeRuntime === true,
 });
 
+/** A registration as a list page reads it: with its latest instance and that instance's course version (its title). */
+type ListedRegistration = RegistrationEntity & { latest?: RegistrationInstanceEntity; latestVersion?: Pick<CourseVersionEntity, 'title'> | null };
+
 /** Tagged registrations up to which a tags filter lets the tags lead the list query (see applyTagFilter). */
 const DENSE_TAG_ROWS = 2000;
 
@@ -180,20 +183,23 @@ export class RegistrationsService {
       },
     });
     const f = resolved.filters;
-    const qb = this.registrations.createQueryBuilder('r').where('r.appId = :appId', { appId });
+    const qb = this.registrations.createQueryBuilder('r').where('r.appId = :appId', { appId }) as SelectQueryBuilder<ListedRegistration>;
     if (typeof f.courseId === 'string') qb.andWhere('r.courseId = :courseId', { courseId: f.courseId });
     if (typeof f.learnerId === 'string') qb.andWhere('r.learnerId = :learnerId', { learnerId: f.learnerId });
     const tags = (f.tags as string[] | undefined) ?? [];
     if (tags.length > 0) await this.applyTagFilter(qb, appId, tags);
     const page = await this.listQuery.page(appId, qb, resolved, (row) => [f.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id], {
       includeTotalCount: query.includeTotalCount === true && query.more === undefined,
+      // The page's rows come with their latest instance and its course version's title (primary-key lookups in the
+      // same query): the page is this query and the one of its tags.
+      rows: (rows) =>
+        rows
+          .innerJoinAndMapOne('r.latest', RegistrationInstanceEntity, 'i', 'i.appId = r.appId AND i.registrationId = r.id AND i.instance = r.latestInstance')
+          .leftJoinAndMapOne('r.latestVersion', CourseVersionEntity, 'v', 'v.appId = r.appId AND v.courseId = r.courseId AND v.version = i.courseVersion')
+          .select(['r', 'i', 'v.appId', 'v.courseId', 'v.version', 'v.title']),
     });
     const include = query.more === undefined ? includeOf(query) : includeOf(f as IncludeFlags);
-    const latest = await this.loadInstances(appId, page.items.map((r) => [r.id, r.latestInstance]));
-    const pairs = page.items.flatMap((r) => {
-      const inst = latest.get(`${r.id}\n${r.latestInstance}`);
-      return inst ? [{ reg: r, inst }] : [];
-    });
+    const pairs = page.items.flatMap((r) => (r.latest ? [{ reg: r, inst: r.latest, courseTitle: r.latestVersion?.title ?? '' }] : []));
     return { registrations: await this.describe(appId, pairs, include), more: page.more, total: page.total };
   }
 
@@ -204,7 +210,7 @@ export class RegistrationsService {
    * probed for its tags (a correlated subquery the optimizer keeps per row), so a page reads ~pageSize × (all /
    * tagged) index entries instead of sorting every match (2 s a page for a tag on 100,000 of 1,000,000).
    */
-  private async applyTagFilter(qb: SelectQueryBuilder<RegistrationEntity>, appId: string, tags: string[]): Promise<void> {
+  private async applyTagFilter(qb: SelectQueryBuilder<ListedRegistration>, appId: string, tags: string[]): Promise<void> {
     const wanted = [...new Set(tags)];
     const marks = wanted.map(() => '?').join(', ');
     const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>(
@@ -531,22 +537,16 @@ export class RegistrationsService {
     return new InvalidInputError(`A registration with id '${id}' already exists; registration ids must be unique`);
   }
 
-  private async loadInstances(appId: string, keys: Array<[string, number]>): Promise<Map<string, RegistrationInstanceEntity>> {
-    const result = new Map<string, RegistrationInstanceEntity>();
-    if (keys.length === 0) return result;
-    const rows = await this.instances.find({ where: keys.map(([registrationId, instance]) => ({ appId, registrationId, instance })) });
-    for (const row of rows) result.set(`${row.registrationId}\n${row.instance}`, row);
-    return result;
-  }
-
-  private async describe(appId: string, pairs: Array<{ reg: RegistrationEntity; inst: RegistrationInstanceEntity }>, include: IncludeFlags): Promise<RegistrationView[]> {
+  /** RegistrationSchema of each pair; course titles are read unless the pairs bring them. */
+  private async describe(appId: string, pairs: Array<{ reg: RegistrationEntity; inst: RegistrationInstanceEntity; courseTitle?: string }>, include: IncludeFlags): Promise<RegistrationView[]> {
     if (pairs.length === 0) return [];
     const tags = await this.tags.tagsFor(appId, 'registration', pairs.map((p) => p.reg.id));
-    const versionKeys = [...new Map(pairs.map((p) => [`${p.reg.courseId}\n${p.inst.courseVersion}`, { appId, courseId: p.reg.courseId, version: p.inst.courseVersion }])).values()];
-    const versions = await this.dataSource.getRepository(CourseVersionEntity).find({ where: versionKeys, select: { courseId: true, version: true, title: true } });
+    const untitled = pairs.filter((p) => p.courseTitle === undefined);
+    const versionKeys = [...new Map(untitled.map((p) => [`${p.reg.courseId}\n${p.inst.courseVersion}`, { appId, courseId: p.reg.courseId, version: p.inst.courseVersion }])).values()];
+    const versions = versionKeys.length ? await this.dataSource.getRepository(CourseVersionEntity).find({ where: versionKeys, select: { courseId: true, version: true, title: true } }) : [];
     const titles = new Map(versions.map((v) => [`${v.courseId}\n${v.version}`, v.title]));
-    return pairs.map(({ reg, inst }) =>
-      registrationView(reg, inst, { courseTitle: titles.get(`${reg.courseId}\n${inst.courseVersion}`) ?? '', tags: tags.get(reg.id) ?? [], include }),
+    return pairs.map(({ reg, inst, courseTitle }) =>
+      registrationView(reg, inst, { courseTitle: courseTitle ?? titles.get(`${reg.courseId}\n${inst.courseVersion}`) ?? '', tags: tags.get(reg.id) ?? [], include }),
     );
   }
 
