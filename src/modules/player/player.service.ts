@@ -22,9 +22,11 @@ import { LrsLaunchTokens } from '../xapi/lrs/lrs-launch-tokens';
 import { xapiLaunchQuery, xapiLearnerActor } from './xapi-launch';
 import { applyXapiResults, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
+import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './learner-preference';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
+import { scorm12FinishedCmi } from './scorm12-finish';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
@@ -65,6 +67,8 @@ export interface CommitBody {
   activityId: string;
   cmi: FlatCmi;
   final?: boolean;
+  /** The SCO called LMSInitialize/Initialize (the player page says; other callers: assumed). */
+  initialized?: boolean;
 }
 
 interface SessionContext {
@@ -347,9 +351,9 @@ export class PlayerService {
       ...(masteryScore !== undefined ? { masteryScore } : {}),
       ...(s.standard === '2004' && passing !== undefined ? { scaledPassingScore: passing } : {}),
     });
-    const language = s.standard === '1.2' ? 'cmi.student_preference.language' : 'cmi.learner_preference.language';
-    const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
-    if (s.culture && !stored) cmi[language] = s.culture;
+    // The preferences the SCO stored last; the link's culture is the language until the SCO sets one.
+    Object.assign(cmi, learnerPreferenceCmi(s.standard, node?.runtime?.learnerPreference));
+    if (s.culture && !node?.runtime?.learnerPreference?.language) cmi[languageElement(s.standard)] = s.culture;
     const aicc = ctx.version.learningStandard === 'AICC';
     const xapi = ctx.version.learningStandard === 'XAPI';
     const query = [
@@ -502,10 +506,14 @@ export class PlayerService {
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
       const reported = reportedOf(node);
-      const state = activityStateOf(s.standard, body.cmi, node.runtime, s.passing);
+      // SCORM 1.2: a SCO that ran and finishes without a status is completed (scorm12-finish.ts).
+      const cmi = body.final === true && body.initialized !== false && s.standard === '1.2' ? scorm12FinishedCmi(body.cmi) : body.cmi;
+      const state = activityStateOf(s.standard, cmi, node.runtime, s.passing);
       const sessionSeconds = state.sessionSeconds ?? 0;
       const total = (s.baseSeconds ?? 0) + sessionSeconds;
       node.runtime = { ...state.runtime, totalTime: formatTracked(total), timeTracked: formatTracked(total) };
+      const preference = learnerPreferenceOf(s.standard, cmi, state.runtime.learnerPreference);
+      if (preference) node.runtime.learnerPreference = preference;
       node.activityCompletion = state.completion;
       node.activitySuccess = state.success;
       if (state.scoreScaled !== undefined) node.score = { scaled: state.scoreScaled };
@@ -531,7 +539,7 @@ export class PlayerService {
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
       // commit changed something a statement reports (most commits only move suspend data and location).
-      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi: body.cmi, final: body.final === true, passing: s.passing, at: new Date() });
+      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date() });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
