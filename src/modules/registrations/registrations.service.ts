@@ -187,7 +187,8 @@ export class RegistrationsService {
     if (typeof f.courseId === 'string') qb.andWhere('r.courseId = :courseId', { courseId: f.courseId });
     if (typeof f.learnerId === 'string') qb.andWhere('r.learnerId = :learnerId', { learnerId: f.learnerId });
     const tags = (f.tags as string[] | undefined) ?? [];
-    if (tags.length > 0) await this.applyTagFilter(qb, appId, tags);
+    // The plan is chosen on the first page and travels in `more` (the filters), so a later page costs no count.
+    if (tags.length > 0) f.tagPlan = await this.applyTagFilter(qb, appId, tags, f.tagPlan === 'lead' || f.tagPlan === 'probe' ? f.tagPlan : undefined);
     const page = await this.listQuery.page(appId, qb, resolved, (row) => [f.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id], {
       includeTotalCount: query.includeTotalCount === true && query.more === undefined,
       // The page's rows come with their latest instance and its course version's title (primary-key lookups in the
@@ -208,21 +209,27 @@ export class RegistrationsService {
    * tags. Few (≤ DENSE_TAG_ROWS): the tags lead (EXISTS, which MySQL/MariaDB turn into a semi-join from the tag
    * index) and the few matches are sorted. Many: the list's own index order leads and each registration is
    * probed for its tags (a correlated subquery the optimizer keeps per row), so a page reads ~pageSize × (all /
-   * tagged) index entries instead of sorting every match (2 s a page for a tag on 100,000 of 1,000,000).
+   * tagged) index entries instead of sorting every match (2 s a page for a tag on 100,000 of 1,000,000). The plan
+   * of the first page (`chosen`) is kept for the pages after it: no count on those.
    */
-  private async applyTagFilter(qb: SelectQueryBuilder<ListedRegistration>, appId: string, tags: string[]): Promise<void> {
+  private async applyTagFilter(qb: SelectQueryBuilder<ListedRegistration>, appId: string, tags: string[], chosen?: 'lead' | 'probe'): Promise<'lead' | 'probe'> {
     const wanted = [...new Set(tags)];
-    const marks = wanted.map(() => '?').join(', ');
-    const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>(
-      `SELECT COUNT(*) AS n FROM (SELECT 1 AS x FROM tag WHERE app_id = ? AND resource_type = 'registration' AND tag IN (${marks}) LIMIT ${DENSE_TAG_ROWS + 1}) dense`,
-      [appId, ...wanted],
-    );
-    if (Number(n) <= DENSE_TAG_ROWS) {
+    let plan = chosen;
+    if (plan === undefined) {
+      const marks = wanted.map(() => '?').join(', ');
+      const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 AS x FROM tag WHERE app_id = ? AND resource_type = 'registration' AND tag IN (${marks}) LIMIT ${DENSE_TAG_ROWS + 1}) dense`,
+        [appId, ...wanted],
+      );
+      plan = Number(n) <= DENSE_TAG_ROWS ? 'lead' : 'probe';
+    }
+    if (plan === 'lead') {
       this.tags.applyTagFilter(qb, 'r', 'id', appId, 'registration', wanted);
-      return;
+      return plan;
     }
     const condition = this.tags.tagFilterCondition('r.id', appId, 'registration', wanted)!;
     qb.andWhere(`(SELECT COUNT(*) FROM (SELECT 1 AS x) probe WHERE ${condition.sql}) > 0`, condition.parameters);
+    return plan;
   }
 
   async exists(appId: string, registrationId: string): Promise<void> {
