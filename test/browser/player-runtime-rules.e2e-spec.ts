@@ -40,7 +40,7 @@ interface Node {
   activityCompletion: string;
   activitySuccess: string;
   score?: { scaled?: number };
-  runtime?: { completionStatus?: string; learnerPreference?: Record<string, unknown> };
+  runtime?: { completionStatus?: string; scoreRaw?: string; learnerPreference?: Record<string, unknown> };
   children?: Node[];
 }
 const leaves = (n: Node): Node[] => (n.children?.length ? n.children.flatMap(leaves) : [n]);
@@ -64,6 +64,12 @@ describe('player: SCORM runtime rules in a real browser (SCOs without a status, 
     await importCourse(s.api, app, 'mastery12', {
       name: 'mastery12.zip',
       data: await scorm12Package([{ id: 'quiz', title: 'Quiz', mastery: 80, onload: `API.LMSInitialize(''); API.LMSSetValue('cmi.core.score.raw', '90'); API.LMSFinish('');` }]),
+      type: 'application/zip',
+    });
+    // The same that never calls LMSFinish: the learner closes the tab.
+    await importCourse(s.api, app, 'mastery12away', {
+      name: 'mastery12away.zip',
+      data: await scorm12Package([{ id: 'quiz', title: 'Quiz', mastery: 80, onload: `API.LMSInitialize(''); API.LMSSetValue('cmi.core.score.raw', '60'); API.LMSCommit('');` }]),
       type: 'application/zip',
     });
     // SCOs that report what they find of the learner preferences, then set their own (unless some are set) and finish.
@@ -146,6 +152,16 @@ describe('player: SCORM runtime rules in a real browser (SCOs without a status, 
     expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: { scaled: 0.9 } });
     expect(leaves(p.activityDetails)[0].runtime?.completionStatus).toBe('completed');
     await page.close();
+
+    // Navigating away counts as finishing: completed, and failed under the mastery score.
+    await createReg('mastery-away', 'mastery12away');
+    const away = await open(await link('mastery-away'));
+    await away.frameLocator('#lcds-sco').locator('#state').filter({ hasText: 'ready' }).waitFor();
+    await waitFor(() => progress('mastery-away'), (v) => leaves(v.activityDetails)[0].runtime?.scoreRaw === '60');
+    expect((await progress('mastery-away')).registrationCompletion).toBe('UNKNOWN');
+    await away.close({ runBeforeUnload: true });
+    const q = await waitFor(() => progress('mastery-away'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(q).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'FAILED', score: { scaled: 0.6 } });
   });
 
   it.each([
