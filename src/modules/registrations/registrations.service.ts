@@ -191,6 +191,9 @@ export class RegistrationsService {
     if (tags.length > 0) f.tagPlan = await this.applyTagFilter(qb, appId, tags, f.tagPlan === 'lead' || f.tagPlan === 'probe' ? f.tagPlan : undefined);
     const page = await this.listQuery.page(appId, qb, resolved, (row) => [f.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.id], {
       includeTotalCount: query.includeTotalCount === true && query.more === undefined,
+      // Tags that lead: their registrations are sorted to find the page, then only the page's rows are joined (joined
+      // first, MariaDB joins every tagged registration before sorting: 15–120 ms for 1,000 of 1,000,000, not 5).
+      idsFirst: f.tagPlan === 'lead',
       // The page's rows come with their latest instance and its course version's title (primary-key lookups in the
       // same query): the page is this query and the one of its tags.
       rows: (rows) =>
