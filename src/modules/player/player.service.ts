@@ -248,6 +248,8 @@ export class PlayerService {
           { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
           { activityDetails: inst.activityDetails, firstAccessAt: inst.firstAccessAt ?? now, lastAccessAt: now, updatedAt: now },
         );
+        // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
+        await m.update(RegistrationEntity, { appId: claims.app, id: claims.reg }, { updatedAt: now });
       });
     }
     const passing = passingOf(launchable);
@@ -611,7 +613,8 @@ export class PlayerService {
 
   /**
    * Stores one commit atomically if the instance is still at `expectedSeq`: the instance's summary and tree, and
-   * the launch history row of the session. MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
+   * the launch history row of the session, and the registration's updated_at (GetRegistrations' `updated` filter and
+   * order). MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
    * SQLite: both UPDATEs in one transaction (in-process, no round trips to save). False when another commit won.
    */
   private async storeCommit(where: { appId: string; registrationId: string; instance: number }, expectedSeq: number, c: StoredCommit): Promise<boolean> {
@@ -619,11 +622,11 @@ export class PlayerService {
     const at = c.at ?? now;
     if (this.dataSource.options.type === 'mysql') {
       const res = await this.dataSource.query<{ affectedRows?: number }>(
-        `UPDATE registration_instance i LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
+        `UPDATE registration_instance i JOIN registration r ON r.app_id = i.app_id AND r.id = i.registration_id LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
          SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
            i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
            i.completed_at = CASE WHEN ? THEN COALESCE(i.completed_at, ?) ELSE i.completed_at END,
-           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?,
+           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, r.updated_at = ?,
            h.last_runtime_update = ?, h.completion = ?, h.success = ?, h.score_scaled = ?, h.total_seconds = ?, h.exit_time = COALESCE(?, h.exit_time)
          WHERE i.app_id = ? AND i.registration_id = ? AND i.instance = ? AND i.commit_seq = ?`,
         [
@@ -640,6 +643,7 @@ export class PlayerService {
           at,
           c.suspendedActivityId,
           c.commitSeq,
+          now,
           now,
           now,
           c.completion,
@@ -677,6 +681,7 @@ export class PlayerService {
         .setParameter('now', dbDatetime(at))
         .execute();
       if (!res.affected) return false;
+      await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: now });
       if (c.launchHistoryId) {
         await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {
           lastRuntimeUpdate: now,
