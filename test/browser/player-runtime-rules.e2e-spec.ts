@@ -123,13 +123,17 @@ describe('player: SCORM runtime rules in a real browser (SCOs without a status, 
     const page = await open(await link('golfmin'));
     const next = page.getByRole('button', { name: 'Continue', exact: true });
     let url = await waitFor(() => contentUrl(page), (u) => u.includes('/content/'));
+    // The SCO has called LMSInitialize (a SCO left before it ran stays as it was).
+    const running = () => waitFor(() => page.evaluate('window.lcdsPlayer.api.currentState'), (v) => v === 1, 30_000);
     for (let i = 0; i < 17; i++) {
+      expect(await running()).toBe(1);
       await page.locator('#lcds-next:not([disabled])').waitFor();
       await next.click();
-      url = await waitFor(() => contentUrl(page), (u) => u.includes('/content/') && u !== url);
+      url = await waitFor(() => contentUrl(page), (u) => u.includes('/content/') && u !== url, 30_000);
       // The SCO left behind is marked completed in the table of contents as soon as its final commit is applied.
       await page.locator('#lcds-toc .lcds-item[data-completion="COMPLETED"]').nth(i).waitFor();
     }
+    expect(await running()).toBe(1);
     await page.locator('#lcds-exit:not([disabled])').waitFor();
     await page.getByRole('button', { name: 'Exit', exact: true }).click();
     await page.locator('#lcds-done').waitFor({ state: 'visible' });
