@@ -308,6 +308,10 @@ describe('registrations: create, list, progress, instances, reset, configuration
     // The new instance runs the latest version; the first keeps its own.
     expect((await reg('inst')).body).toMatchObject({ instance: 1, course: { version: 2 } });
     expect((await reg('inst', '/instances/0')).body).toMatchObject({ instance: 0, course: { version: 1 } });
+    // The list shows each registration at its latest instance, with the title of that instance's course version.
+    const listed = (await call(`${s.api}/registrations?courseId=golf12&learnerId=${learner.id}`, { auth: app })).body.registrations.find((r: any) => r.id === 'inst');
+    expect(listed).toMatchObject({ instance: 1, course: { id: 'golf12', version: 2, title: (await reg('inst')).body.course.title } });
+    expect(listed.course.title).not.toBe('');
     for (let i = 0; i < 10; i++) expect((await reg('inst', '/instances', { method: 'POST' })).status).toBe(204);
     const page1 = await reg('inst', '/instances');
     expect(page1.body.registrations.map((r: any) => r.instance)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);

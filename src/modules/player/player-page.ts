@@ -165,7 +165,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   }
   function commit(a, params, final) {
     if (!cfg.tracking || a !== api) return; // an API left behind by a switch commits nothing
-    var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final };
+    var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final, initialized: a.currentState > 0 };
     if (unloading) { post(cfg.commitUrl, payload, true).catch(function () {}); return; }
     pending = payload;
     flush();
@@ -352,7 +352,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     unloading = true;
     // The SCO may still be running (tab closed mid-lesson): send its current state now, with keepalive.
     if (!finished && !terminated && cfg.tracking) {
-      var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true };
+      var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true, initialized: api.currentState > 0 };
       if (pending) pending = null;
       post(cfg.commitUrl, payload, true).catch(function () {});
     } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }

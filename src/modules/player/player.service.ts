@@ -24,10 +24,12 @@ import { type LaunchMode, type NewlySatisfied, rollUpCmi5 } from './cmi5-launch'
 import { ausOf, Cmi5Runtime, type InstanceKey } from './cmi5-runtime';
 import { applyXapiResults, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
+import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './learner-preference';
 import { PlayerError } from './player-errors';
 import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
+import { scorm12FinishedCmi } from './scorm12-finish';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
@@ -70,6 +72,8 @@ export interface CommitBody {
   activityId: string;
   cmi: FlatCmi;
   final?: boolean;
+  /** The SCO called LMSInitialize/Initialize (the player page says; other callers: assumed). */
+  initialized?: boolean;
 }
 
 interface SessionContext {
@@ -254,6 +258,8 @@ export class PlayerService {
           { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
           { activityDetails: inst.activityDetails, firstAccessAt: inst.firstAccessAt ?? now, lastAccessAt: now, updatedAt: now },
         );
+        // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
+        await m.update(RegistrationEntity, { appId: claims.app, id: claims.reg }, { updatedAt: now });
       });
     }
     const passing = passingOf(launchable);
@@ -406,9 +412,9 @@ export class PlayerService {
       ...(masteryScore !== undefined ? { masteryScore } : {}),
       ...(s.standard === '2004' && passing !== undefined ? { scaledPassingScore: passing } : {}),
     });
-    const language = s.standard === '1.2' ? 'cmi.student_preference.language' : 'cmi.learner_preference.language';
-    const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
-    if (s.culture && !stored) cmi[language] = s.culture;
+    // The preferences the SCO stored last; the link's culture is the language until the SCO sets one.
+    Object.assign(cmi, learnerPreferenceCmi(s.standard, node?.runtime?.learnerPreference));
+    if (s.culture && !node?.runtime?.learnerPreference?.language) cmi[languageElement(s.standard)] = s.culture;
     const aicc = ctx.version.learningStandard === 'AICC';
     const cmi5 = ctx.version.learningStandard === 'CMI5' && s.cmi5?.auId === launchable.id ? s.cmi5 : null;
     const xapi = ctx.version.learningStandard === 'XAPI' || cmi5 !== null;
@@ -590,10 +596,14 @@ export class PlayerService {
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
       const reported = reportedOf(node);
-      const state = activityStateOf(s.standard, body.cmi, node.runtime, s.passing);
+      // SCORM 1.2: a SCO that ran and finishes without a status is completed (scorm12-finish.ts).
+      const cmi = body.final === true && body.initialized !== false && s.standard === '1.2' ? scorm12FinishedCmi(body.cmi) : body.cmi;
+      const state = activityStateOf(s.standard, cmi, node.runtime, s.passing);
       const sessionSeconds = state.sessionSeconds ?? 0;
       const total = (s.baseSeconds ?? 0) + sessionSeconds;
       node.runtime = { ...state.runtime, totalTime: formatTracked(total), timeTracked: formatTracked(total) };
+      const preference = learnerPreferenceOf(s.standard, cmi, state.runtime.learnerPreference);
+      if (preference) node.runtime.learnerPreference = preference;
       node.activityCompletion = state.completion;
       node.activitySuccess = state.success;
       if (state.scoreScaled !== undefined) node.score = { scaled: state.scoreScaled };
@@ -619,7 +629,7 @@ export class PlayerService {
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
       // commit changed something a statement reports (most commits only move suspend data and location).
-      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi: body.cmi, final: body.final === true, passing: s.passing, at: new Date() });
+      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date() });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
@@ -713,7 +723,8 @@ export class PlayerService {
 
   /**
    * Stores one commit atomically if the instance is still at `expectedSeq`: the instance's summary and tree, and
-   * the launch history row of the session. MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
+   * the launch history row of the session, and the registration's updated_at (GetRegistrations' `updated` filter and
+   * order). MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
    * SQLite: both UPDATEs in one transaction (in-process, no round trips to save). False when another commit won.
    */
   private async storeCommit(where: { appId: string; registrationId: string; instance: number }, expectedSeq: number, c: StoredCommit): Promise<boolean> {
@@ -721,11 +732,11 @@ export class PlayerService {
     const at = c.at ?? now;
     if (this.dataSource.options.type === 'mysql') {
       const res = await this.dataSource.query<{ affectedRows?: number }>(
-        `UPDATE registration_instance i LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
+        `UPDATE registration_instance i JOIN registration r ON r.app_id = i.app_id AND r.id = i.registration_id LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
          SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
            i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
            i.completed_at = CASE WHEN ? THEN COALESCE(i.completed_at, ?) ELSE i.completed_at END,
-           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?,
+           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, r.updated_at = ?,
            h.last_runtime_update = ?, h.completion = ?, h.success = ?, h.score_scaled = ?, h.total_seconds = ?, h.exit_time = COALESCE(?, h.exit_time)
          WHERE i.app_id = ? AND i.registration_id = ? AND i.instance = ? AND i.commit_seq = ?`,
         [
@@ -742,6 +753,7 @@ export class PlayerService {
           at,
           c.suspendedActivityId,
           c.commitSeq,
+          now,
           now,
           now,
           c.completion,
@@ -779,6 +791,7 @@ export class PlayerService {
         .setParameter('now', dbDatetime(at))
         .execute();
       if (!res.affected) return false;
+      await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: now });
       if (c.launchHistoryId) {
         await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {
           lastRuntimeUpdate: now,

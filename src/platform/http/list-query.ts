@@ -115,21 +115,25 @@ export class ListQuery {
    * Runs one page. `toCursor` gives the sort value and id of a row, as stored. `idsFirst`: in two steps, the ids of
    * the page from the list's index alone (every column the query's conditions and order use must be in it), then
    * those rows; for filters that scan many index entries, which then read no row they drop. A filterBy column that
-   * is not indexed needs a `filterPrefixes` entry.
+   * is not indexed needs a `filterPrefixes` entry. `rows`: what reading the page's rows adds to the query (joins of
+   * related rows, the selection), kept out of the total count and of idsFirst's index-only step.
    */
   async page<E extends ObjectLiteral>(
     appId: string,
     qb: SelectQueryBuilder<E>,
     resolved: { filters: ListFilters; after: PageState<ListFilters>['after'] | null },
     cursorOf: (row: E) => [string | number | Date | null, string | number],
-    options: { includeTotalCount?: boolean; idsFirst?: boolean } = {},
+    options: { includeTotalCount?: boolean; idsFirst?: boolean; rows?: (qb: SelectQueryBuilder<E>) => SelectQueryBuilder<E> } = {},
   ): Promise<Page<E>> {
     const { filters, after } = resolved;
     const [field] = this.splitOrder(filters.orderBy);
     const total = options.includeTotalCount && after === null ? await this.applyFilters(qb.clone(), filters).getCount() : undefined;
     let position: [unknown, unknown] | null = null;
     if (after !== null) position = [this.isDateField(field) && typeof after[0] === 'string' ? new Date(after[0]) : after[0], after[1]];
-    const rows = options.idsFirst ? await this.idsFirst(qb, filters, position) : await this.ordered(this.applyFilters(qb, filters), filters, position).limit(this.def.pageSize + 1).getMany();
+    const withRows = options.rows ?? ((q: SelectQueryBuilder<E>) => q);
+    const rows = options.idsFirst
+      ? await this.idsFirst(qb, filters, position, withRows)
+      : await this.ordered(withRows(this.applyFilters(qb, filters)), filters, position).limit(this.def.pageSize + 1).getMany();
     let more: string | undefined;
     if (rows.length > this.def.pageSize) {
       rows.length = this.def.pageSize;
@@ -166,7 +170,12 @@ export class ListQuery {
    * `idsFirst` pages: the ids of up to pageSize + 1 rows from the index (filters matched coarsely), then
    * those rows with the filters checked exactly; again from the last id while rows were dropped and more exist.
    */
-  private async idsFirst<E extends ObjectLiteral>(qb: SelectQueryBuilder<E>, filters: ListFilters, position: [unknown, unknown] | null): Promise<E[]> {
+  private async idsFirst<E extends ObjectLiteral>(
+    qb: SelectQueryBuilder<E>,
+    filters: ListFilters,
+    position: [unknown, unknown] | null,
+    withRows: (qb: SelectQueryBuilder<E>) => SelectQueryBuilder<E>,
+  ): Promise<E[]> {
     const want = this.def.pageSize + 1;
     const sortColumn = this.def.orderColumns[filters.orderBy];
     const rows: E[] = [];
@@ -177,7 +186,7 @@ export class ListQuery {
         .limit(want)
         .getRawMany<{ lq_sort: unknown; lq_id: string | number }>();
       if (candidates.length === 0) return rows;
-      const found = await this.applyFilters(qb.clone(), filters)
+      const found = await withRows(this.applyFilters(qb.clone(), filters))
         .andWhere(`${this.def.idColumn} IN (:...lqIds)`, { lqIds: candidates.map((c) => c.lq_id) })
         .getMany();
       const idProperty = this.def.idColumn.split('.')[1];
