@@ -5,6 +5,11 @@ import { LoggerModule } from 'nestjs-pino';
 import type { AppConfig } from '../../config/app-config';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/**
+ * Requests a player makes every few seconds per learner (runtime commits): a success is logged at debug, so the
+ * production level (info) writes no line for them; their failures are logged as any request's.
+ */
+const ROUTINE_REQUEST = /^\/player\/s\/[^/?]+\/commit(?:\?|$)/;
 
 /**
  * Structured logs: one JSON line per event in production (LOG_FORMAT=json), readable lines on a terminal.
@@ -27,7 +32,8 @@ export class LoggingModule {
               res.setHeader('X-Request-Id', id);
               return id;
             },
-            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+            customLogLevel: (req, res, err) =>
+              err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : ROUTINE_REQUEST.test(req.url ?? '') ? 'debug' : 'info',
             serializers: {
               req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactQuery(req.url) }),
               res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

@@ -1,6 +1,8 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
@@ -41,6 +43,29 @@ export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
   timeoutMs: 30_000,
 });
 
+/** Applied commits are gathered this long, then queued as one job. */
+const BATCH_WINDOW_MS = 20;
+/** At most this many commits a job (a full batch is queued at once). */
+const MAX_BATCH = 200;
+
+/** The applied commits of a few milliseconds (of any registrations), in the order they were applied. */
+export class LaunchStatementsBatchPayload {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BATCH)
+  @ValidateNested({ each: true })
+  @Type(() => LaunchStatementsPayload)
+  items!: LaunchStatementsPayload[];
+}
+
+export const LAUNCH_STATEMENTS_BATCH_QUEUE = defineQueue<LaunchStatementsBatchPayload>({
+  name: 'xapi-launch-statements-batch',
+  payloadClass: LaunchStatementsBatchPayload,
+  maxAttempts: 5,
+  backoffMs: 2_000,
+  timeoutMs: 120_000,
+});
+
 /**
  * Statements from SCORM launches, as SCORM Cloud records them in the application's LRS (ADL xAPI SCORM Profile, see
  * scorm-profile.ts). The player calls `launched` and `commitApplied` without waiting: each only queues a job (the
@@ -49,8 +74,11 @@ export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
  * older commit that runs late states nothing) and stores the new statements with ids derived from the commit.
  */
 @Injectable()
-export class LaunchStatements implements OnModuleInit {
+export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(LaunchStatements.name);
+  /** Applied commits not queued yet, by application (see commitApplied). */
+  private pending = new Map<string, LaunchStatementsPayload[]>();
+  private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly jobs: JobQueue,
@@ -62,6 +90,12 @@ export class LaunchStatements implements OnModuleInit {
 
   onModuleInit(): void {
     this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload));
+    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload) => this.recordBatch(payload));
+  }
+
+  /** Before the queues and the database close: the commits still gathered are queued. */
+  async onModuleDestroy(): Promise<void> {
+    await this.flush();
   }
 
   /** A tracked launch opened a session on an activity (resumed: its last exit was suspend). Never throws, never waits. */
@@ -69,9 +103,16 @@ export class LaunchStatements implements OnModuleInit {
     this.enqueue({ kind: 'launch', appId: p.appId, registrationId: p.registrationId, instance: p.instance, activityId: p.activityId, standard: p.standard, at: p.at.getTime(), key: p.sessionId, resumed: p.resumed });
   }
 
-  /** A commit was applied (after its transaction). Never throws, never waits. */
+  /**
+   * A commit was applied (after its transaction). Never throws, never waits. At runtime-commit rates a job per commit
+   * (a job row, a Redis add, payload validation) would cost more than the commit itself: commits are gathered for
+   * BATCH_WINDOW_MS and queued as one job, which records them in order; a retried batch skips the commits it did
+   * already (the sequence guard of record) and the statements' ids come from the commit, so nothing is stated twice.
+   */
   commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date }): void {
-    this.enqueue({
+    let items = this.pending.get(p.appId);
+    if (!items) this.pending.set(p.appId, (items = []));
+    items.push({
       kind: 'commit',
       appId: p.appId,
       registrationId: p.registrationId,
@@ -85,6 +126,41 @@ export class LaunchStatements implements OnModuleInit {
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
     });
+    if (items.length >= MAX_BATCH) void this.flush();
+    else this.flushTimer ??= setTimeout(() => void this.flush(), BATCH_WINDOW_MS);
+  }
+
+  /** Queues the gathered commits, one job per application. Never throws. */
+  private async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batches = [...this.pending];
+    this.pending = new Map();
+    await Promise.all(
+      batches.map(async ([appId, items]) => {
+        try {
+          await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
+        } catch (err) {
+          this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
+        }
+      }),
+    );
+  }
+
+  /** The commits of a batch, in order; one that fails does not stop the others, and makes the job retry. */
+  private async recordBatch(batch: LaunchStatementsBatchPayload): Promise<unknown> {
+    let stored = 0;
+    let failed: Error | null = null;
+    for (const item of batch.items) {
+      try {
+        const outcome = (await this.record(item)) as { stored?: number };
+        stored += outcome.stored ?? 0;
+      } catch (err) {
+        failed ??= err instanceof Error ? err : new Error(String(err));
+      }
+    }
+    if (failed) throw failed;
+    return { commits: batch.items.length, stored };
   }
 
   private enqueue(payload: LaunchStatementsPayload): void {
