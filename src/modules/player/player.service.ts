@@ -25,7 +25,7 @@ import { agentKey } from '../xapi/lrs/statement-keys';
 import { PlayerError } from './player-errors';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
-import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
+import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionTokens } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
@@ -140,8 +140,8 @@ interface CommitContextRow {
 }
 
 /** The session id of a session token; 400 when the token is not ours, 410 when it expired. */
-function sessionIdOf(keys: KeyRing, token: string): string {
-  const claims = decodeToken<SessionClaims>(keys, token, 'session');
+function sessionIdOf(tokens: VerifiedSessionTokens, token: string): string {
+  const claims = tokens.decode(token);
   if (claims === 'malformed') throw new PlayerError(400, 'This page is not valid', 'The address of the player is damaged. Launch the course again.');
   if (claims === 'expired') throw new PlayerError(410, 'This session has ended', 'The player session has expired. Launch the course again.');
   return claims.id;
@@ -161,6 +161,8 @@ const rollupOf = (session: LiveSession): RollupRules => session.settings.rollup 
 /** Launch links, player sessions, and the commits of the runtime data the SCO reports. */
 @Injectable()
 export class PlayerService {
+  private readonly sessionTokens: VerifiedSessionTokens;
+
   constructor(
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
     @InjectRepository(RegistrationEntity) private readonly registrations: Repository<RegistrationEntity>,
@@ -174,7 +176,9 @@ export class PlayerService {
     private readonly launchStatements: LaunchStatements,
     private readonly lrsTokens: LrsLaunchTokens,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.sessionTokens = new VerifiedSessionTokens(keys);
+  }
 
   // ---- launch links -----------------------------------------------------------------------------------------
 
@@ -331,7 +335,7 @@ export class PlayerService {
 
   /** The live session of a session token; 410 when it ended, 400 when the token is not ours. */
   async requireSession(token: string): Promise<LiveSession> {
-    return liveSession(await this.sessions.findOneBy({ id: sessionIdOf(this.keys, token) }));
+    return liveSession(await this.sessions.findOneBy({ id: sessionIdOf(this.sessionTokens, token) }));
   }
 
   /** The registration, instance and course version a session runs (a preview: the course version alone). */
@@ -565,7 +569,7 @@ export class PlayerService {
    * instance is null when it is gone.
    */
   private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq'> | null }> {
-    const id = sessionIdOf(this.keys, token);
+    const id = sessionIdOf(this.sessionTokens, token);
     // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
     const rows = await this.dataSource.query<CommitContextRow[]>(COMMIT_CONTEXT_SQL, [id]);
     const row = rows[0];

@@ -61,6 +61,8 @@ export class LaunchStatementsBatchPayload {
 export const LAUNCH_STATEMENTS_BATCH_QUEUE = defineQueue<LaunchStatementsBatchPayload>({
   name: 'xapi-launch-statements-batch',
   payloadClass: LaunchStatementsBatchPayload,
+  // Built by commitApplied from typed values; class-validator on enqueue cost ~5 % of a commit's CPU.
+  validate: 'run',
   maxAttempts: 5,
   backoffMs: 2_000,
   timeoutMs: 120_000,
