@@ -5,6 +5,7 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
+import { runHotStatement } from '../../platform/database/hot-statement';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
@@ -571,7 +572,7 @@ export class PlayerService {
   private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq'> | null }> {
     const id = sessionIdOf(this.sessionTokens, token);
     // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
-    const rows = await this.dataSource.query<CommitContextRow[]>(COMMIT_CONTEXT_SQL, [id]);
+    const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, COMMIT_CONTEXT_SQL, [id]);
     const row = rows[0];
     const session = liveSession(row ? this.sessionOfRow(row) : null);
     const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq) } : null;
@@ -646,7 +647,8 @@ export class PlayerService {
     const now = new Date();
     const at = c.at ?? now;
     if (this.dataSource.options.type === 'mysql') {
-      const res = await this.dataSource.query<{ affectedRows?: number }>(
+      const res = await runHotStatement<{ affectedRows?: number }>(
+        this.dataSource,
         `UPDATE registration_instance i LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
          SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
            i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
