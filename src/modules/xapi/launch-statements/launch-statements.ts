@@ -43,9 +43,7 @@ export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
   timeoutMs: 30_000,
 });
 
-/** Applied commits are gathered this long, then queued as one job. */
-const BATCH_WINDOW_MS = 20;
-/** At most this many commits a job (a full batch is queued at once). */
+/** At most this many commits a job. */
 const MAX_BATCH = 200;
 
 /** The applied commits of a few milliseconds (of any registrations), in the order they were applied. */
@@ -80,7 +78,8 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(LaunchStatements.name);
   /** Applied commits not queued yet, by application (see commitApplied). */
   private pending = new Map<string, LaunchStatementsPayload[]>();
-  private flushTimer: NodeJS.Timeout | null = null;
+  /** The queueing under way; commits applied meanwhile wait in `pending` for the next round. */
+  private flushing: Promise<void> | null = null;
 
   constructor(
     private readonly jobs: JobQueue,
@@ -97,7 +96,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /** Before the queues and the database close: the commits still gathered are queued. */
   async onModuleDestroy(): Promise<void> {
-    await this.flush();
+    while (this.flushing) await this.flushing;
   }
 
   /** A tracked launch opened a session on an activity (resumed: its last exit was suspend). Never throws, never waits. */
@@ -107,9 +106,11 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A commit was applied (after its transaction). Never throws, never waits. At runtime-commit rates a job per commit
-   * (a job row, a Redis add, payload validation) would cost more than the commit itself: commits are gathered for
-   * BATCH_WINDOW_MS and queued as one job, which records them in order; a retried batch skips the commits it did
-   * already (the sequence guard of record) and the statements' ids come from the commit, so nothing is stated twice.
+   * (a job row, a Redis add, payload validation) costs more than the commit itself, so commits are batched the
+   * natural way: with nothing being queued, a commit is queued at once (alone, as before); while a queueing is under
+   * way, the commits applied meanwhile gather and go as one job when it is done. A job records its commits in order;
+   * a retried batch skips the commits it did already (the sequence guard of record), and the statements' ids come
+   * from the commit, so nothing is stated twice.
    */
   commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date }): void {
     let items = this.pending.get(p.appId);
@@ -128,25 +129,33 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
     });
-    if (items.length >= MAX_BATCH) void this.flush();
-    else this.flushTimer ??= setTimeout(() => void this.flush(), BATCH_WINDOW_MS);
+    if (!this.flushing) this.startFlush();
   }
 
-  /** Queues the gathered commits, one job per application. Never throws. */
+  private startFlush(): void {
+    this.flushing = this.flush().finally(() => {
+      this.flushing = null;
+      // Applied between the last round and now.
+      if (this.pending.size > 0) this.startFlush();
+    });
+  }
+
+  /** Queues what is pending, one job per application and MAX_BATCH commits, until nothing is left. Never throws. */
   private async flush(): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    const batches = [...this.pending];
-    this.pending = new Map();
-    await Promise.all(
-      batches.map(async ([appId, items]) => {
-        try {
-          await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
-        } catch (err) {
-          this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
-        }
-      }),
-    );
+    while (this.pending.size > 0) {
+      const batches = [...this.pending];
+      this.pending = new Map();
+      const jobs = batches.flatMap(([appId, items]) => Array.from({ length: Math.ceil(items.length / MAX_BATCH) }, (_, i) => ({ appId, items: items.slice(i * MAX_BATCH, (i + 1) * MAX_BATCH) })));
+      await Promise.all(
+        jobs.map(async ({ appId, items }) => {
+          try {
+            await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
+          } catch (err) {
+            this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
+          }
+        }),
+      );
+    }
   }
 
   /** The commits of a batch, in order; one that fails does not stop the others, and makes the job retry. */
