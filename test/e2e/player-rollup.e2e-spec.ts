@@ -220,7 +220,7 @@ describe('player: rollup across SCOs under the rollup settings (commits over HTT
     const l = await learner('rollup12');
     await l.commit('sco-1', sco12('incomplete'));
     // Let the jobs of the launch and that commit (launch statements) finish, so that only the commit below is counted;
-    // a commit's launch statements are queued after a batching window of 20 ms.
+    // a commit's launch statements job is stored after its answer (queued without waiting, maybe in a batch).
     await sleep(200);
     const jobs = s.app.get(DataSource);
     for (let i = 0; i < 200 && Number((await jobs.query(`SELECT COUNT(*) AS n FROM job WHERE status IN ('queued', 'running')`))[0].n) > 0; i++) await sleep(25);
