@@ -35,6 +35,8 @@ class EchoPayload {
 }
 
 const ECHO = defineQueue<EchoPayload>({ name: 'test.echo', payloadClass: EchoPayload });
+/** The same payload class, checked only when the job runs (payloads the service builds itself at high rates). */
+const ECHO_AT_RUN = defineQueue<EchoPayload>({ name: 'test.echo-at-run', payloadClass: EchoPayload, validate: 'run', maxAttempts: 3 });
 const FLAKY = defineQueue<{ failTimes: number; tag: string }>({ name: 'test.flaky', maxAttempts: 3, backoffMs: 300 });
 const GATED = defineQueue<{ gate: string }>({ name: 'test.gated' });
 const SLOW = defineQueue<{ ms: number }>({ name: 'test.slow', timeoutMs: 300, maxAttempts: 2, backoffMs: 100 });
@@ -71,6 +73,7 @@ class TestProcessors implements OnModuleInit {
       await ctx.reportProgress(50);
       return { echo: payload.text.repeat(payload.repeat ?? 1), typed: payload instanceof EchoPayload, attempt: ctx.attempt };
     });
+    this.jobs.register(ECHO_AT_RUN, (payload) => Promise.resolve({ echo: payload.text, typed: payload instanceof EchoPayload }));
     this.jobs.register(FLAKY, (payload, ctx) => {
       recordStart(ctx);
       if (ctx.attempt <= payload.failTimes) return Promise.reject(new Error(`boom ${payload.tag} #${ctx.attempt}`));
@@ -192,6 +195,16 @@ describe('jobs (e2e)', () => {
     await expect(jobs.enqueue(ECHO, { text: 'ok', repeat: -1 })).rejects.toThrow(/test\.echo.*repeat/);
     await expect(jobs.enqueue(ECHO, { text: 42 } as unknown as EchoPayload)).rejects.toThrow(/text: text must be a string/);
     expect(await count()).toBe(before);
+  });
+
+  it("with validate: 'run', stores the payload unchecked and validates it when the job runs (a bad one fails at once)", async () => {
+    const good = await jobs.enqueue(ECHO_AT_RUN, { text: 'hi' });
+    expect(await waitFor(good, ['completed', 'failed'])).toMatchObject({ status: 'completed', result: { echo: 'hi', typed: true } });
+    const bad = await jobs.enqueue(ECHO_AT_RUN, { text: 42 } as unknown as EchoPayload);
+    const failed = await waitFor(bad, ['completed', 'failed']);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(failed.error).toMatch(/text must be a string/);
+    await expect(jobs.enqueue(ECHO_AT_RUN, [] as unknown as EchoPayload)).rejects.toBeInstanceOf(JobPayloadError);
   });
 
   it('makes reported progress readable with get() while the job runs', async () => {

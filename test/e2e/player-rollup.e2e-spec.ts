@@ -219,7 +219,9 @@ describe('player: rollup across SCOs under the rollup settings (commits over HTT
   it('a commit without a postback URL reads the session and its instance in one query, and writes in one statement on MySQL', async () => {
     const l = await learner('rollup12');
     await l.commit('sco-1', sco12('incomplete'));
-    // Let the jobs of the launch and that commit (launch statements) finish, so that only the commit below is counted.
+    // Let the jobs of the launch and that commit (launch statements) finish, so that only the commit below is counted;
+    // a commit's launch statements job is stored after its answer (queued without waiting, maybe in a batch).
+    await sleep(200);
     const jobs = s.app.get(DataSource);
     for (let i = 0; i < 200 && Number((await jobs.query(`SELECT COUNT(*) AS n FROM job WHERE status IN ('queued', 'running')`))[0].n) > 0; i++) await sleep(25);
     const counter = countQueries(s.app);

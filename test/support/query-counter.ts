@@ -5,7 +5,22 @@ import { DataSource, QueryRunner } from 'typeorm';
 export function countQueries(app: INestApplication): { readonly count: number; stop(): void } {
   const driver = app.get(DataSource).driver;
   const original = driver.createQueryRunner.bind(driver);
-  const counter = { count: 0, stop: () => (driver.createQueryRunner = original) };
+  // Hot statements (platform/database/hot-statement.ts) run as prepared statements on the MySQL pool: count those too.
+  const pool = (driver as unknown as { pool?: { execute: (...args: unknown[]) => unknown } }).pool;
+  const execute = pool?.execute;
+  if (pool && execute) {
+    pool.execute = (...args: unknown[]) => {
+      counter.count++;
+      return execute.apply(pool, args);
+    };
+  }
+  const counter = {
+    count: 0,
+    stop: () => {
+      driver.createQueryRunner = original;
+      if (pool && execute) pool.execute = execute;
+    },
+  };
   const wrapped = new WeakSet<QueryRunner>();
   driver.createQueryRunner = (mode) => {
     const runner: QueryRunner = original(mode);

@@ -57,3 +57,27 @@ export function decodeToken<T extends LaunchClaims | SessionClaims | FetchClaims
   if (claims.exp * 1000 <= now) return 'expired';
   return claims;
 }
+
+/**
+ * Session tokens already verified, by token (bounded; the oldest is dropped first). A token's claims never change,
+ * so the player's commits, every few seconds a learner, do not recompute its HMAC; its expiry is checked at each use.
+ */
+export class VerifiedSessionTokens {
+  private readonly claims = new Map<string, SessionClaims>();
+
+  constructor(
+    private readonly keys: KeyRing,
+    private readonly max = 10_000,
+  ) {}
+
+  decode(token: string, now = Date.now()): SessionClaims | TokenProblem {
+    const known = this.claims.get(token);
+    if (known) return known.exp * 1000 <= now ? 'expired' : known;
+    const claims = decodeToken<SessionClaims>(this.keys, token, 'session', now);
+    if (typeof claims === 'object') {
+      if (this.claims.size >= this.max) this.claims.delete(this.claims.keys().next().value as string);
+      this.claims.set(token, claims);
+    }
+    return claims;
+  }
+}

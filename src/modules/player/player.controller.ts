@@ -72,12 +72,15 @@ export class PlayerController {
     });
   }
 
+  // The hot route (a commit every few seconds per learner): no parameter decorators, so no pipe runs; the service
+  // checks the envelope itself (seq, activityId, cmi).
   @Post('s/:token/commit')
   @HttpCode(200)
   @PublicEndpoint()
-  async commit(@Param('token') token: string, @Body() body: CommitBody, @Res() res: Response) {
+  async commit(@Req() req: Request, @Res() res: Response) {
     try {
-      const outcome = await this.player.commit(token, body ?? ({} as CommitBody));
+      const body = (req.body ?? {}) as CommitBody;
+      const outcome = await this.player.commit(String(req.params.token), typeof body === 'object' ? body : ({} as CommitBody));
       res.setHeader('Cache-Control', 'no-store');
       res.json({ result: true, errorCode: 0, ...outcome });
     } catch (err) {

@@ -5,6 +5,7 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
+import { runHotStatement } from '../../platform/database/hot-statement';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
@@ -30,7 +31,7 @@ import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
 import { scorm12FinishedCmi } from './scorm12-finish';
-import { decodeToken, encodeToken, LaunchClaims, SessionClaims } from './player-tokens';
+import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionTokens } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
@@ -128,9 +129,29 @@ const passingOf = (launchable: LaunchableActivity): number | undefined => {
   return n !== undefined && Number.isFinite(n) ? n : undefined;
 };
 
+/** The live session of a commit joined with the instance it writes (tree and commit_seq); both stacks. */
+const COMMIT_CONTEXT_SQL = `SELECT s.id, s.app_id, s.registration_id, s.instance, s.launch_history_id, s.expires_at, s.used_at, s.settings,
+    i.activity_details AS i_tree, i.commit_seq AS i_seq
+  FROM player_session s
+  LEFT JOIN registration_instance i ON i.app_id = s.app_id AND i.registration_id = s.registration_id AND i.instance = s.instance
+  WHERE s.id = ?`;
+
+interface CommitContextRow {
+  id: string;
+  app_id: string;
+  registration_id: string;
+  instance: number | string;
+  launch_history_id: string | null;
+  expires_at: unknown;
+  used_at: unknown;
+  settings: string | null;
+  i_tree: string | null;
+  i_seq: number | string | null;
+}
+
 /** The session id of a session token; 400 when the token is not ours, 410 when it expired. */
-function sessionIdOf(keys: KeyRing, token: string): string {
-  const claims = decodeToken<SessionClaims>(keys, token, 'session');
+function sessionIdOf(tokens: VerifiedSessionTokens, token: string): string {
+  const claims = tokens.decode(token);
   if (claims === 'malformed') throw new PlayerError(400, 'This page is not valid', 'The address of the player is damaged. Launch the course again.');
   if (claims === 'expired') throw new PlayerError(410, 'This session has ended', 'The player session has expired. Launch the course again.');
   return claims.id;
@@ -150,6 +171,8 @@ const rollupOf = (session: LiveSession): RollupRules => session.settings.rollup 
 /** Launch links, player sessions, and the commits of the runtime data the SCO reports. */
 @Injectable()
 export class PlayerService {
+  private readonly sessionTokens: VerifiedSessionTokens;
+
   constructor(
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
     @InjectRepository(RegistrationEntity) private readonly registrations: Repository<RegistrationEntity>,
@@ -164,7 +187,9 @@ export class PlayerService {
     private readonly lrsTokens: LrsLaunchTokens,
     private readonly cmi5: Cmi5Runtime,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.sessionTokens = new VerifiedSessionTokens(keys);
+  }
 
   // ---- launch links -----------------------------------------------------------------------------------------
 
@@ -376,7 +401,7 @@ export class PlayerService {
 
   /** The live session of a session token; 410 when it ended, 400 when the token is not ours. */
   async requireSession(token: string): Promise<LiveSession> {
-    return liveSession(await this.sessions.findOneBy({ id: sessionIdOf(this.keys, token) }));
+    return liveSession(await this.sessions.findOneBy({ id: sessionIdOf(this.sessionTokens, token) }));
   }
 
   /** The registration, instance and course version a session runs (a preview: the course version alone). */
@@ -531,7 +556,7 @@ export class PlayerService {
 
   /** Where the learner goes when the content sends them back (cmi5 returnURL): the link's redirectOnExitUrl, if any. */
   async exitTarget(token: string): Promise<string | null> {
-    const row = await this.sessions.findOneBy({ id: sessionIdOf(this.keys, token) });
+    const row = await this.sessions.findOneBy({ id: sessionIdOf(this.sessionTokens, token) });
     const target = row?.settings?.redirectOnExitUrl;
     return target && /^https?:\/\//i.test(target) ? target : null;
   }
@@ -643,18 +668,30 @@ export class PlayerService {
    * instance is null when it is gone.
    */
   private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq'> | null }> {
-    const id = sessionIdOf(this.keys, token);
-    const { entities, raw } = await this.sessions
-      .createQueryBuilder('s')
-      .leftJoin(RegistrationInstanceEntity, 'i', 'i.appId = s.appId AND i.registrationId = s.registrationId AND i.instance = s.instance')
-      .addSelect('i.activityDetails', 'i_tree')
-      .addSelect('i.commitSeq', 'i_seq')
-      .where('s.id = :id', { id })
-      .getRawAndEntities<{ i_tree: string | null; i_seq: number | string | null }>();
-    const session = liveSession(entities[0] ?? null);
-    const row = raw[0];
+    const id = sessionIdOf(this.sessionTokens, token);
+    // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
+    const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, COMMIT_CONTEXT_SQL, [id]);
+    const row = rows[0];
+    const session = liveSession(row ? this.sessionOfRow(row) : null);
     const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq) } : null;
     return { session, inst };
+  }
+
+  /** A player_session row read by raw SQL, as TypeORM would hydrate it (dates: the driver's own conversion). */
+  private sessionOfRow(row: CommitContextRow): PlayerSessionEntity {
+    const driver = this.dataSource.driver;
+    const columns = this.sessions.metadata;
+    const date = (property: 'expiresAt' | 'usedAt', value: unknown) => driver.prepareHydratedValue(value, columns.findColumnWithPropertyName(property)!) as Date | null;
+    return Object.assign(new PlayerSessionEntity(), {
+      id: row.id,
+      appId: row.app_id,
+      registrationId: row.registration_id,
+      instance: Number(row.instance),
+      launchHistoryId: row.launch_history_id,
+      expiresAt: date('expiresAt', row.expires_at)!,
+      usedAt: date('usedAt', row.used_at),
+      settings: jsonColumn.from(row.settings) as PlayerSessionSettings | null,
+    });
   }
 
   /**
@@ -731,7 +768,8 @@ export class PlayerService {
     const now = new Date();
     const at = c.at ?? now;
     if (this.dataSource.options.type === 'mysql') {
-      const res = await this.dataSource.query<{ affectedRows?: number }>(
+      const res = await runHotStatement<{ affectedRows?: number }>(
+        this.dataSource,
         `UPDATE registration_instance i JOIN registration r ON r.app_id = i.app_id AND r.id = i.registration_id LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
          SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
            i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,

@@ -5,6 +5,11 @@ export interface QueueDefinition<P extends object> {
   readonly name: string;
   /** Validates payloads on enqueue and again before processing (class-validator DTO). */
   readonly payloadClass?: ClassConstructor<P>;
+  /**
+   * 'run': validate only before processing, not on enqueue. For payloads the service builds itself (typed code) at
+   * request rates, where class-validator would cost more than storing the job (runtime commits' launch statements).
+   */
+  readonly validate?: 'enqueue-and-run' | 'run';
   readonly maxAttempts?: number;
   /** First retry delay; doubles on each attempt. */
   readonly backoffMs?: number;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/app-config';
 import { checkQueueName, JobExecutor, newWorkerId, RegisteredQueue } from './job-executor';
 import { serializePayload, validatePayload } from './job-payload';
-import { EnqueueOptions, JobHandler, JobQueue, JobRecord, QueueDefinition } from './job-queue';
+import { EnqueueOptions, JobHandler, JobPayloadError, JobQueue, JobRecord, QueueDefinition } from './job-queue';
 import { JobStore } from './job-store';
 import type { JobEntity } from './job.entity';
 
@@ -50,7 +50,11 @@ export abstract class StoredJobQueue extends JobQueue {
     options: EnqueueOptions = {},
   ): Promise<{ row: JobEntity; created: boolean }> {
     checkQueueName(queue.name);
-    await validatePayload(queue, payload);
+    if (queue.validate === 'run') {
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new JobPayloadError(queue.name, ['the payload must be a JSON object']);
+    } else {
+      await validatePayload(queue, payload);
+    }
     const id = options.jobId ?? randomUUID();
     if (id.length === 0 || id.length > 36) throw new Error(`Job id "${id}" must have 1 to 36 characters`);
     const delayMs = Math.max(0, Math.floor(options.delayMs ?? 0));
