@@ -28,6 +28,9 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     launchType: model.launchType,
     commitUrl: 'commit',
     activityUrl: 'activity',
+    navUrl: 'nav',
+    // SCORM 2004: the server's sequencing engine decides navigation; the page shows what it says is valid.
+    seq: model.seq ?? null,
     cmi: model.cmi,
     // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
     // An xAPI course reports to the LRS itself: the page's SCORM API commits nothing and is not exposed.
@@ -41,7 +44,7 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
   };
   const navHtml = multi
     ? `<div id="lcds-bar" role="toolbar" aria-label="${escapeHtml(t.navigation)}"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
-<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button></span></div>
+<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button>${model.seq ? `<button type="button" id="lcds-suspend">${escapeHtml(t.suspend)}</button>` : ''}</span></div>
 <div id="lcds-main"><nav id="lcds-toc" aria-label="${escapeHtml(t.contents)}"><ul id="lcds-toc-list"></ul></nav>`
     : '';
   return `<!doctype html>
@@ -99,7 +102,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
-  var nav = cfg.nav, waiters = [], T = cfg.strings;
+  var nav = cfg.nav, waiters = [], T = cfg.strings, sq = cfg.seq;
   var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
@@ -152,6 +155,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     post(cfg.commitUrl, p, unloading).then(function (res) {
       sending = false; inflight = null; failures = 0; hide();
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
+      if (res && res.nav && sq) { sq.nav = res.nav; setValid(api); renderNav(); }
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
       sending = false; inflight = null;
@@ -196,7 +200,25 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     a.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', function () { if (a === api) onFinish(a); });
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
+    setValid(a);
     return a;
+  }
+  /** adl.nav.request_valid.* from the server's valid requests (read-only for the SCO: set on scorm-again's fields). */
+  function setValid(a) {
+    if (!sq || !a || !a.adl || !a.adl.nav || !a.adl.nav.request_valid) return;
+    var rv = a.adl.nav.request_valid, v = sq.nav, c = {}, j = {};
+    try {
+      rv._continue = v.continue ? 'true' : 'false';
+      rv._previous = v.previous ? 'true' : 'false';
+      rv._exitAll = v.exitAll ? 'true' : 'false';
+      rv._suspendAll = v.suspendAll ? 'true' : 'false';
+      for (var i = 0; i < sq.ids.length; i++) {
+        c[sq.ids[i]] = v.choice.indexOf(sq.ids[i]) >= 0 ? 'true' : 'false';
+        j[sq.ids[i]] = v.jump.indexOf(sq.ids[i]) >= 0 ? 'true' : 'false';
+      }
+      if (rv._choice && rv._choice.setAll) rv._choice.setAll(c);
+      if (rv._jump && rv._jump.setAll) rv._jump.setAll(j);
+    } catch (e) { /* an API without ADL navigation */ }
   }
   createApi(cfg.cmi);
   window.lcdsPlayer = {
@@ -218,11 +240,13 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   }
   function onFinish(a) {
     terminated = true;
-    if (!nav) { finished = true; setTimeout(afterSettled, 0); return; }
     if (busy) return; // the player itself unloaded the SCO
     var req = navRequest;
     if (!req) { try { req = a.adl && a.adl.nav && a.adl.nav.request; } catch (e) { req = null; } }
     req = req ? String(req) : '';
+    // SCORM 2004 sequencing: the server runs the SCO's request (after the commit of what it left).
+    if (sq && req && req !== '_none_') { setTimeout(function () { navigate(req); }, 0); return; }
+    if (!nav) { finished = true; setTimeout(afterSettled, 0); return; }
     var m = /^\{target=([^}]+)\}(choice|jump)$/.exec(req);
     // After the API call returns, so the SCO's own code runs to its end first.
     setTimeout(function () {
@@ -242,6 +266,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function statusText(c) { return c === 'COMPLETED' ? '\u2713' : c === 'INCOMPLETE' ? '\u2026' : ''; }
   function renderNav() {
     if (!nav) return;
+    if (sq) { renderSeqNav(); return; }
     var list = $('lcds-toc-list'); list.textContent = '';
     nav.toc.forEach(function (e) {
       var li = document.createElement('li');
@@ -263,6 +288,58 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
     $('lcds-exit').disabled = busy || finished;
   }
+  /** SCORM 2004: the table of contents enables what a choice may select; a button shows when its request is valid. */
+  function renderSeqNav() {
+    var v = sq.nav, list = $('lcds-toc-list'); list.textContent = '';
+    nav.toc.forEach(function (e) {
+      if (sq.hidden.indexOf(e.id) >= 0) return;
+      var li = document.createElement('li');
+      li.style.paddingLeft = (e.depth * 1) + 'em';
+      if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
+      var b = document.createElement('button');
+      b.type = 'button'; b.className = 'lcds-item'; b.setAttribute('data-id', e.id); b.setAttribute('data-completion', e.completion || 'UNKNOWN');
+      var t = document.createElement('span'); t.className = 'lcds-title'; t.textContent = e.title; b.appendChild(t);
+      var st = document.createElement('span'); st.className = 'lcds-status'; st.textContent = statusText(e.completion);
+      st.setAttribute('aria-label', e.completion === 'COMPLETED' ? 'completed' : e.completion === 'INCOMPLETE' ? 'incomplete' : 'not started');
+      b.appendChild(st);
+      if (e.id === current.activityId && !finished) b.setAttribute('aria-current', 'step');
+      b.disabled = busy || finished || v.choice.indexOf(e.id) < 0;
+      b.addEventListener('click', function () { navigate('{target=' + e.id + '}choice'); });
+      li.appendChild(b); list.appendChild(li);
+    });
+    var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    for (var id in buttons) {
+      var el = $(id); if (!el) continue;
+      el.hidden = !buttons[id]; el.disabled = busy || finished || !buttons[id];
+    }
+  }
+  /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */
+  function navigate(request) {
+    if (!sq || busy || finished) return;
+    busy = true; renderNav();
+    unloadSco().then(function () {
+      return fetch(cfg.navUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ request: request }), credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body && body.message || ('HTTP ' + r.status)); return body; }); });
+    }).then(function (out) {
+      busy = false;
+      if (out.nav) sq.nav = out.nav;
+      if (out.error) show(T.notAllowed.replace('{reason}', out.error)); else hide();
+      if (out.launch) {
+        current = { activityId: out.launch.activityId, title: out.launch.title };
+        createApi(out.launch.cmi);
+        renderNav();
+        $('lcds-sco').title = out.launch.title || '';
+        openContent(out.launch.contentUrl);
+        return;
+      }
+      if (out.ended || !nav) { finished = true; renderNav(); afterSettled(); return; }
+      renderNav();
+    }, function () {
+      busy = false; renderNav();
+      show(T.nextFailed);
+    });
+  }
+  window.lcdsNavigate = navigate;
   // ---- where the content runs: the player's frame, or (PlayerLaunchType NEW_WINDOW…) a window of its own ----
   function openContent(url) {
     contentUrl = url;
@@ -361,7 +438,13 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
 
   function start() {
-    if (nav) {
+    if (nav && sq) {
+      $('lcds-prev').addEventListener('click', function () { navigate('previous'); });
+      $('lcds-next').addEventListener('click', function () { navigate('continue'); });
+      $('lcds-exit').addEventListener('click', function () { navigate('exitAll'); });
+      $('lcds-suspend').addEventListener('click', function () { navigate('suspendAll'); });
+      renderNav();
+    } else if (nav) {
       $('lcds-prev').addEventListener('click', function () { go(indexOf(current.activityId) - 1, false); });
       $('lcds-next').addEventListener('click', function () { go(indexOf(current.activityId) + 1, false); });
       $('lcds-exit').addEventListener('click', exit);

@@ -469,6 +469,7 @@ export class RegistrationsService {
       completedAt: null,
       activityDetails: version.rootActivity ? initialActivityTree(version.rootActivity) : null,
       globalObjectives: [],
+      sequencingState: null,
       suspendedActivityId: null,
       commitSeq: 0,
       createdAt: now,
