@@ -155,7 +155,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     post(cfg.commitUrl, p, unloading).then(function (res) {
       sending = false; inflight = null; failures = 0; hide();
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
-      if (res && res.nav && sq) { sq.nav = res.nav; setValid(api); renderNav(); }
+      if (res && res.nav && sq) { sq.nav = res.nav; renderNav(); }
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
       sending = false; inflight = null;
@@ -203,27 +203,30 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     setValid(a);
     return a;
   }
-  /** adl.nav.request_valid.* from the server's valid requests (read-only for the SCO: set on scorm-again's fields). */
+  /**
+   * adl.nav.request_valid.* answered from the server's valid requests (sent with each delivery and commit answer, so
+   * GetValue stays synchronous), in place of scorm-again's own client-side guess.
+   */
   function setValid(a) {
-    if (!sq || !a || !a.adl || !a.adl.nav || !a.adl.nav.request_valid) return;
-    var rv = a.adl.nav.request_valid, v = sq.nav, c = {}, j = {};
-    try {
-      rv._continue = v.continue ? 'true' : 'false';
-      rv._previous = v.previous ? 'true' : 'false';
-      rv._exitAll = v.exitAll ? 'true' : 'false';
-      rv._suspendAll = v.suspendAll ? 'true' : 'false';
-      for (var i = 0; i < sq.ids.length; i++) {
-        c[sq.ids[i]] = v.choice.indexOf(sq.ids[i]) >= 0 ? 'true' : 'false';
-        j[sq.ids[i]] = v.jump.indexOf(sq.ids[i]) >= 0 ? 'true' : 'false';
-      }
-      if (rv._choice && rv._choice.setAll) rv._choice.setAll(c);
-      if (rv._jump && rv._jump.setAll) rv._jump.setAll(j);
-    } catch (e) { /* an API without ADL navigation */ }
+    if (!sq || !a || a.lcdsValid) return;
+    a.lcdsValid = true;
+    var get = a.GetValue;
+    a.GetValue = function (element) {
+      var el = String(element), v = sq.nav;
+      var m = /^adl\.nav\.request_valid\.(choice|jump)\.\{target=([^}]*)\}$/.exec(el);
+      var simple = /^adl\.nav\.request_valid\.(continue|previous|exitAll|suspendAll)$/.exec(el);
+      if ((!m && !simple) || !a.isInitialized()) return get.apply(a, arguments);
+      a.lastErrorCode = '0';
+      if (simple) return v[simple[1]] ? 'true' : 'false';
+      return (m[1] === 'choice' ? v.choice : v.jump).indexOf(m[2]) >= 0 ? 'true' : 'false';
+    };
   }
   createApi(cfg.cmi);
   window.lcdsPlayer = {
     api: api,
     current: function () { return current.activityId; },
+    /** SCORM 2004: the valid navigation requests the server sent last. */
+    validRequests: function () { return sq ? sq.nav : null; },
     state: function () { return { seq: seq, pending: !!pending, sending: sending, failures: failures, finished: finished, activityId: current.activityId, busy: busy }; }
   };
 
