@@ -51,7 +51,7 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
 <html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
 <style>html,body{margin:0;height:100%;overflow:hidden;font:15px system-ui,sans-serif}#lcds-sco{border:0;width:100%;height:100%;display:block}
-#lcds-message{display:none;position:fixed;left:0;right:0;top:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10}
+#lcds-message{display:none;position:fixed;left:0;right:0;bottom:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10;pointer-events:none}
 #lcds-done{display:none;max-width:40em;margin:4em auto;padding:0 1em}
 body.lcds-multi{display:flex;flex-direction:column}
 #lcds-bar{display:flex;align-items:center;justify-content:space-between;gap:1em;padding:.4em .8em;border-bottom:1px solid #ccc;background:#f5f5f5}

@@ -34,6 +34,8 @@ export interface PlayerSessionSettings {
   sequenced?: boolean;
   /** Sequenced sessions: the course version's content prefix, which keys the cached sequencing definition. */
   seqKey?: string;
+  /** Sequenced sessions: the activity resume all delivered last (its SCO starts with cmi.entry "resume"). */
+  resumed?: string;
   /** Sequenced sessions that track nothing (previews, tracking off): the engine's state lives with the session. */
   seqState?: string;
   /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */

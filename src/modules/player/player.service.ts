@@ -238,11 +238,14 @@ export class PlayerService {
     // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
     const sequenced = isSequenced(version);
     let engine: SequencingEngine | undefined;
+    let resumed: string | undefined;
     let launchable: LaunchableActivity;
     if (sequenced) {
       const where = { appId: claims.app, registrationId: claims.reg, instance: claims.inst };
       engine = engineOf(definitionOf(version), await this.sequencingStateOf(where), await this.priorGlobals(where));
+      resumed = engine.suspendedActivity;
       launchable = this.requireActivity(version, this.startDelivery(engine, claims.startSco) ?? undefined, true);
+      if (engine.suspendedActivity !== undefined || resumed !== launchable.id) resumed = undefined;
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
@@ -304,6 +307,7 @@ export class PlayerService {
       rollup,
       postbacks: this.postbacks.hasTarget(reg, values),
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
+      ...(resumed ? { resumed } : {}),
       ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
     };
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
@@ -414,6 +418,7 @@ export class PlayerService {
     for (let attempt = 0; attempt < 5; attempt++) {
       const ctx = await this.sessionContext(session);
       const engine = engineOf(definitionOf(ctx.version), s.tracking ? await this.sequencingStateOf(where) : s.seqState);
+      const suspended = engine.suspendedActivity;
       const result = engine.navigate(req);
       const cur = engine.currentActivity;
       // A refused request that ended nothing: the page runs the current activity again.
@@ -434,6 +439,8 @@ export class PlayerService {
       } else settings.seqState = serializeEngine(engine);
       if (launchable) {
         settings.activityId = launchable.id;
+        delete settings.resumed;
+        if (req.type === 'resumeAll' && suspended === launchable.id) settings.resumed = launchable.id;
         delete settings.passing;
         const passing = passingOf(launchable);
         if (passing !== undefined) settings.passing = passing;
@@ -499,7 +506,11 @@ export class PlayerService {
     const language = s.standard === '1.2' ? 'cmi.student_preference.language' : 'cmi.learner_preference.language';
     const stored = s.standard === '1.2' ? undefined : node?.runtime?.learnerPreference?.language;
     if (s.culture && !stored) cmi[language] = s.culture;
-    if (engine) objectiveCmi(engine, launchable.id, cmi);
+    if (engine) {
+      objectiveCmi(engine, launchable.id, cmi);
+      // Resume all delivers the suspended activity: its SCO resumes (cmi.entry), whatever cmi.exit it left with.
+      if (s.resumed === launchable.id) cmi['cmi.entry'] = 'resume';
+    }
     const aicc = ctx.version.learningStandard === 'AICC';
     const xapi = ctx.version.learningStandard === 'XAPI';
     const query = [
