@@ -152,9 +152,10 @@ export function applyEngine(tree: ActivityResult, engine: SequencingEngine): voi
     if (!engine.definition.activities[node.id]) return;
     const st = engine.status(node.id);
     node.attempts = st.attempts;
-    // An activity whose attempt began and whose completion the rollup does not know yet (the default rules wait for
-    // every child) is reported incomplete, as the registration's status is once the learner started.
-    node.activityCompletion = st.completion === 'unknown' && st.attempts > 0 ? 'INCOMPLETE' : COMPLETION_OF[st.completion];
+    // An aggregation whose completion the rollup does not know yet (the default rules wait for every child) is
+    // reported incomplete once one of its children has a known status, as the registration is once the learner started.
+    const started = kids.some((k) => k.activityCompletion !== 'UNKNOWN');
+    node.activityCompletion = st.completion === 'unknown' && started ? 'INCOMPLETE' : COMPLETION_OF[st.completion];
     node.activitySuccess = SUCCESS_OF[st.success];
     if (st.scaledScore !== undefined) node.score = { scaled: Math.round(st.scaledScore * 1e7) / 1e7 };
     else if (kids.length) delete node.score;
