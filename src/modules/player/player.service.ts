@@ -688,7 +688,8 @@ export class PlayerService {
       if (s.sequenced && inst.sequencingState) {
         const def = (s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session));
         engine = engineOf(def, inst.sequencingState);
-        engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, total));
+        // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
+        engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, sessionSeconds));
         applyEngine(tree, engine);
       } else rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
