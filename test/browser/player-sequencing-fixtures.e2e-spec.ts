@@ -1,6 +1,6 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
+import { expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
 import { basic, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -70,16 +70,6 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
       await page.waitForTimeout(50);
     }
   };
-  /** What the navigation UI offers: the selectable table-of-contents items and the visible, enabled buttons. */
-  const ui = (page: Page) =>
-    page.evaluate(() => ({
-      choice: Array.from(document.querySelectorAll<HTMLButtonElement>('#lcds-toc .lcds-item:not([disabled])')).map((b) => b.dataset.id),
-      buttons: Array.from(document.querySelectorAll<HTMLButtonElement>('#lcds-bar button:not([hidden]):not([disabled])')).map((b) => b.textContent),
-    }));
-  const expectUi = async (page: Page, expected: { choice: string[]; buttons: string[] }) => {
-    const got = await waitFor(() => ui(page), (v) => JSON.stringify(v) === JSON.stringify(expected));
-    expect(got).toEqual(expected);
-  };
   /** Pages through a golf SCO to its last page (which completes it) and waits for the commit to be applied. */
   const finishSco = async (page: Page, frame: Frame, pages: number) => {
     for (let i = 1; i < pages; i++) await frame.locator('#butNext').click();
@@ -94,7 +84,7 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     const page = await openPage(context, await link(reg));
     let frame = await sco(page, 'content=playing');
     // Only the first SCO may be chosen; Continue is a valid request (the flow may still find nothing to deliver).
-    await expectUi(page, { choice: ['playing_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
     // The SCO set incomplete as it started: commit it now rather than wait for the autocommit.
     await page.evaluate('window.API_1484_11.Commit("")');
     let p = await eventually(reg, (v) => details(v).playing_item === '1 INCOMPLETE UNKNOWN');
@@ -103,13 +93,13 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
 
     // The last page completes and passes the SCO: its global objective opens the next one (after the commit).
     await finishSco(page, frame, 5);
-    await expectUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
     p = await eventually(reg, (v) => details(v).playing_item === '1 COMPLETED PASSED');
     expect(details(p).playing_item).toBe('1 COMPLETED PASSED');
 
     await button(page, 'Continue').click();
     frame = await sco(page, 'content=etiquette');
-    await expectUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
     p = await progress(reg);
     expect(details(p).playing_item).toBe('1 COMPLETED PASSED');
     // Its first attempt began (its "incomplete" arrives with the next commit).
@@ -118,7 +108,7 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     // Previous goes back to the first SCO (it left suspended: the same attempt resumes); a choice returns.
     await button(page, 'Previous').click();
     await sco(page, 'content=playing');
-    await expectUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
     await page.locator('#lcds-toc .lcds-item[data-id="etuqiette_item"]').click();
     frame = await sco(page, 'content=etiquette');
     expect(await page.locator('#lcds-toc .lcds-item[data-id="etuqiette_item"]').getAttribute('aria-current')).toBe('step');
@@ -130,9 +120,9 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     await finishSco(page, frame, 4);
     await button(page, 'Continue').click();
     frame = await sco(page, 'content=havingfun');
-    await expectUi(page, { choice: ['playing_item', 'etuqiette_item', 'handicapping_item', 'havingfun_item'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item', 'handicapping_item', 'havingfun_item'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
     await finishSco(page, frame, 2);
-    await expectUi(page, { choice: ALL, buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ALL, buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
     await button(page, 'Continue').click();
     await sco(page, 'content=assessment');
     p = await progress(reg);
@@ -197,7 +187,7 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     await createReg(reg, 'scorm2004-4th-golf-seq-posttest-rollup');
     const page = await openPage(context, await link(reg));
     const frame = await sco(page, 'content=playing');
-    await expectUi(page, { choice: ['playing_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
     // adl.nav.request_valid.jump answers from the server's valid requests.
     expect(await page.evaluate('window.API_1484_11.GetValue("adl.nav.request_valid.jump.{target=assessment_item}")')).toBe('true');
     expect(await page.evaluate('window.API_1484_11.GetValue("adl.nav.request_valid.choice.{target=assessment_item}")')).toBe('false');

@@ -1,6 +1,6 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
+import { expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
 import { basic, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -99,15 +99,6 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
       api.SetValue('adl.nav.request', r);
       api.Terminate('');
     }, request);
-  const ui = (page: Page) =>
-    page.evaluate(() => ({
-      choice: Array.from(document.querySelectorAll<HTMLButtonElement>('#lcds-toc .lcds-item:not([disabled])')).map((b) => b.dataset.id),
-      buttons: Array.from(document.querySelectorAll<HTMLButtonElement>('#lcds-bar button:not([hidden]):not([disabled])')).map((b) => b.textContent),
-    }));
-  const expectUi = async (page: Page, expected: { choice: string[]; buttons: string[] }) => {
-    const got = await waitFor(() => ui(page), (v) => JSON.stringify(v) === JSON.stringify(expected));
-    expect(got).toEqual(expected);
-  };
   const click = (page: Page, name: string) => page.getByRole('button', { name, exact: true }).click();
   const done = (page: Page) => page.locator('#lcds-done').waitFor({ state: 'visible' });
   const valid = (page: Page, element: string) => page.evaluate((e) => (window as unknown as { API_1484_11: { GetValue(k: string): string } }).API_1484_11.GetValue(e), `adl.nav.request_valid.${element}`);
@@ -118,14 +109,14 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     const { page, reg } = await start(cluster('C', leaf('a') + leaf('b'), inner) + leaf('c'), '<imsss:controlMode choice="false" flow="true"/>');
     // Start flows into the cluster. The root allows no choice (c may not be chosen); the cluster allows it among a and b.
     const a = await at(page, 'a');
-    await expectUi(page, { choice: ['a', 'b'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['a', 'b'], buttons: ['Continue', 'Exit', 'Suspend'] });
     expect(await valid(page, 'continue')).toBe('true');
     expect(await valid(page, 'previous')).toBe('false');
     await report(page, a, PASSED);
     await click(page, 'Continue');
     const b = await at(page, 'b');
     // forwardOnly: no Previous inside the cluster, and no choice backwards to a.
-    await expectUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
     expect(await valid(page, 'previous')).toBe('false');
     // A choice out of the cluster is refused (choiceExit="false", and choice is off at the root anyway).
     await leave(b, '{target=c}choice');
@@ -135,7 +126,7 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     await click(page, 'Continue');
     await at(page, 'c');
     // Outside the cluster: its children may be chosen again (choice is checked at the target's parent, the cluster).
-    await expectUi(page, { choice: ['a', 'b'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['a', 'b'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
     await click(page, 'Exit');
     await done(page);
     expect(details(await progress(reg))).toMatchObject({ a: '1 COMPLETED PASSED', b: '1 COMPLETED PASSED', c: '1 COMPLETED PASSED' });
@@ -152,7 +143,7 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     const a = await at(page, 'a');
     // c is hidden from choice and d disabled: neither may be chosen; b (skipped by flow only) may; a has used its
     // only attempt (attemptLimit 1), so it may not be chosen again either.
-    await expectUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
     expect(await valid(page, 'choice.{target=d}')).toBe('false');
     expect(await valid(page, 'choice.{target=c}')).toBe('false');
     expect(await valid(page, 'choice.{target=b}')).toBe('true');
@@ -161,7 +152,7 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     await click(page, 'Continue');
     await at(page, 'c');
     // Previous is not offered: b is skipped, a is over its attempt limit.
-    await expectUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
     await page.locator('#lcds-toc .lcds-item[data-id="b"]').click();
     await at(page, 'b');
     await click(page, 'Exit');

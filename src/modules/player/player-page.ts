@@ -267,11 +267,14 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function flowOk(from, to) { var a = entry(nav.order[from]), b = entry(nav.order[to]); return !!(a && b && a.flow !== false && b.flow !== false); }
   function markCompletion(id, completion) { var e = entry(id); if (e && e.completion !== completion) { e.completion = completion; renderNav(); } }
   function statusText(c) { return c === 'COMPLETED' ? '\u2713' : c === 'INCOMPLETE' ? '\u2026' : ''; }
-  function renderNav() {
-    if (!nav) return;
-    if (sq) { renderSeqNav(); return; }
+  /**
+   * Draws the table of contents: selectable(e) says whether an item may be picked now, pick(e) runs it. SCORM 2004
+   * (sequencing): the server's choice set; invisible items are left out. Other courses: the static choice control.
+   */
+  function renderToc(selectable, pick) {
     var list = $('lcds-toc-list'); list.textContent = '';
     nav.toc.forEach(function (e) {
+      if (sq && sq.hidden.indexOf(e.id) >= 0) return;
       var li = document.createElement('li');
       li.style.paddingLeft = (e.depth * 1) + 'em';
       if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
@@ -281,11 +284,16 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       var st = document.createElement('span'); st.className = 'lcds-status'; st.textContent = statusText(e.completion);
       st.setAttribute('aria-label', e.completion === 'COMPLETED' ? 'completed' : e.completion === 'INCOMPLETE' ? 'incomplete' : 'not started');
       b.appendChild(st);
-      if (e.id === current.activityId) b.setAttribute('aria-current', 'step');
-      b.disabled = busy || finished || e.choice === false;
-      b.addEventListener('click', function () { go(indexOf(e.id), true); });
+      if (e.id === current.activityId && !(sq && finished)) b.setAttribute('aria-current', 'step');
+      b.disabled = busy || finished || !selectable(e);
+      b.addEventListener('click', function () { pick(e); });
       li.appendChild(b); list.appendChild(li);
     });
+  }
+  function renderNav() {
+    if (!nav) return;
+    if (sq) { renderSeqNav(); return; }
+    renderToc(function (e) { return e.choice !== false; }, function (e) { go(indexOf(e.id), true); });
     var i = indexOf(current.activityId);
     $('lcds-prev').disabled = busy || finished || i <= 0 || !flowOk(i, i - 1);
     $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
@@ -293,23 +301,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   }
   /** SCORM 2004: the table of contents enables what a choice may select; a button shows when its request is valid. */
   function renderSeqNav() {
-    var v = sq.nav, list = $('lcds-toc-list'); list.textContent = '';
-    nav.toc.forEach(function (e) {
-      if (sq.hidden.indexOf(e.id) >= 0) return;
-      var li = document.createElement('li');
-      li.style.paddingLeft = (e.depth * 1) + 'em';
-      if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
-      var b = document.createElement('button');
-      b.type = 'button'; b.className = 'lcds-item'; b.setAttribute('data-id', e.id); b.setAttribute('data-completion', e.completion || 'UNKNOWN');
-      var t = document.createElement('span'); t.className = 'lcds-title'; t.textContent = e.title; b.appendChild(t);
-      var st = document.createElement('span'); st.className = 'lcds-status'; st.textContent = statusText(e.completion);
-      st.setAttribute('aria-label', e.completion === 'COMPLETED' ? 'completed' : e.completion === 'INCOMPLETE' ? 'incomplete' : 'not started');
-      b.appendChild(st);
-      if (e.id === current.activityId && !finished) b.setAttribute('aria-current', 'step');
-      b.disabled = busy || finished || v.choice.indexOf(e.id) < 0;
-      b.addEventListener('click', function () { navigate('{target=' + e.id + '}choice'); });
-      li.appendChild(b); list.appendChild(li);
-    });
+    var v = sq.nav;
+    renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
     var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
     for (var id in buttons) {
       var el = $(id); if (!el) continue;
