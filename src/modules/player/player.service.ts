@@ -685,12 +685,14 @@ export class PlayerService {
       if (node.attempts === 0) node.attempts = 1;
       // SCORM 2004: the sequencing engine tracks the activity (its objectives, global objectives) and rolls it up.
       let engine: SequencingEngine | undefined;
+      let seqState: string | undefined;
       if (s.sequenced && inst.sequencingState) {
         const def = (s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session));
         engine = engineOf(def, inst.sequencingState);
         // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
         engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, sessionSeconds));
         applyEngine(tree, engine);
+        seqState = serializeEngine(engine);
       } else rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
       const applied = await this.storeCommit(where, inst.commitSeq, {
@@ -705,7 +707,7 @@ export class PlayerService {
         launchHistoryId: session.launchHistoryId,
         launchSeconds: s.launchBaseSeconds !== undefined ? Math.max(0, trackedSeconds(tree.timeTracked) - s.launchBaseSeconds) : sessionSeconds,
         final: body.final === true,
-        ...(engine ? { sequencingState: serializeEngine(engine) } : {}),
+        ...(seqState !== undefined ? { sequencingState: seqState } : {}),
       });
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
@@ -714,7 +716,9 @@ export class PlayerService {
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
-      return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine ? { nav: navOf(engine) } : {}) };
+      // The valid requests change only with the tracking state: most commits (location, suspend data) leave it as it was.
+      const navChanged = engine && seqState !== inst.sequencingState;
+      return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine && navChanged ? { nav: navOf(engine) } : {}) };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }
