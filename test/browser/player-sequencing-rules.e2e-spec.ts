@@ -155,6 +155,8 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     await expectNavUi(page, { choice: ['b'], buttons: ['Continue', 'Exit', 'Suspend'] });
     await page.locator('#lcds-toc .lcds-item[data-id="b"]').click();
     await at(page, 'b');
+    // c reported nothing: its ended attempt completed it (completionSetByContent false), and the table of contents says so.
+    expect(await page.locator('#lcds-toc .lcds-item[data-id="c"]').getAttribute('data-completion')).toBe('COMPLETED');
     await click(page, 'Exit');
     await done(page);
     const p = await progress(reg);

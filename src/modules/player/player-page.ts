@@ -302,6 +302,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   /** SCORM 2004: the table of contents enables what a choice may select; a button shows when its request is valid. */
   function renderSeqNav() {
     var v = sq.nav;
+    nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
     renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
     var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
     for (var id in buttons) {

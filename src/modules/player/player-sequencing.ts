@@ -20,6 +20,8 @@ export interface SequencingNav {
   choice: string[];
   /** Activities a jump request may target (adl.nav.request_valid.jump). */
   jump: string[];
+  /** The completion of each leaf (the table of contents' marks): COMPLETED, INCOMPLETE or UNKNOWN. */
+  completion: Record<string, Completion>;
 }
 
 /** A SCORM 2004 course version runs through the sequencing engine (media, xAPI, AICC and SCORM 1.2 do not). */
@@ -179,7 +181,8 @@ const leafAmount = (node: ActivityResult): number => {
 export function navOf(engine: SequencingEngine): SequencingNav {
   const v = engine.validRequests();
   const leaf = (id: string) => (engine.definition.activities[id]?.children.length ?? 0) === 0;
-  return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump };
+  const completion = Object.fromEntries(engine.definition.order.filter(leaf).map((id) => [id, COMPLETION_OF[engine.status(id).completion]]));
+  return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion };
 }
 
 /** Activities the table of contents does not show (adlcp:isvisible="false"). */
