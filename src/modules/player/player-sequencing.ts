@@ -8,7 +8,7 @@ import type { CourseVersionEntity } from '../courses/entities/course-version.ent
 import type { ActivityResult, Completion, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
 import { SequencingEngine, type NavigationRequest, type RuntimeResults, type SerializedSequencingState } from '../sequencing/sequencing-engine';
-import { findActivity, formatTracked, trackedSeconds, type FlatCmi } from './scorm-runtime';
+import { formatTracked, trackedSeconds, type FlatCmi } from './scorm-runtime';
 
 /** What the page needs to draw the navigation UI and answer adl.nav.request_valid (sent with every answer). */
 export interface SequencingNav {
@@ -200,6 +200,3 @@ export function requestOf(value: unknown, target?: unknown): NavigationRequest |
   if ((m[2] === 'choice' || m[2] === 'jump') !== (t !== undefined && t !== '')) return null;
   return (t ? { type: m[2], target: t } : { type: m[2] }) as NavigationRequest;
 }
-
-/** Finds the activity tree node of an engine activity (ids are the manifest's item identifiers in both). */
-export const nodeOf = (tree: ActivityResult, id: string): ActivityResult | null => findActivity(tree, id);
