@@ -1,6 +1,6 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
+import { ActivityNode, activityLines, expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
 import { basic, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -17,18 +17,8 @@ const CONTENT: Array<[string, string, number]> = [
 ];
 const ALL = [...CONTENT.map((c) => c[0]), 'assessment_item'];
 
-interface Node {
-  id: string;
-  attempts: number;
-  activityCompletion: string;
-  activitySuccess: string;
-  score?: { scaled?: number };
-  children?: Node[];
-}
-const leaves = (n: Node): Node[] => (n.children?.length ? n.children.flatMap(leaves) : [n]);
 /** id → "attempts completion success [score]" of every SCO. */
-const details = (p: { activityDetails: Node }) =>
-  Object.fromEntries(leaves(p.activityDetails).map((l) => [l.id, `${l.attempts} ${l.activityCompletion} ${l.activitySuccess}${l.score?.scaled !== undefined ? ` ${l.score.scaled}` : ''}`]));
+const details = (p: { activityDetails: ActivityNode }) => activityLines(p, true);
 
 describe('player: SCORM 2004 sequencing of the golf examples (server-side engine)', () => {
   let s: TestServer;

@@ -1,6 +1,6 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { importCourse } from '../support/courses';
-import { expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
+import { ActivityNode, activityLines, expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
 import { basic, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -34,18 +34,8 @@ async function coursePackage(orgBody: string, orgSeq = FLOW): Promise<Buffer> {
   return zipOf({ 'imsmanifest.xml': manifest, 'sco.html': SCO });
 }
 
-interface Node {
-  id: string;
-  attempts: number;
-  activityCompletion: string;
-  activitySuccess: string;
-  score?: { scaled?: number };
-  children?: Node[];
-}
-const all = (n: Node): Node[] => [n, ...(n.children ?? []).flatMap(all)];
 /** id → "attempts completion success [score]" of every activity, the root (ORG) included. */
-const details = (p: { activityDetails: Node }) =>
-  Object.fromEntries(all(p.activityDetails).map((l) => [l.id, `${l.attempts} ${l.activityCompletion} ${l.activitySuccess}${l.score?.scaled !== undefined ? ` ${l.score.scaled}` : ''}`]));
+const details = (p: { activityDetails: ActivityNode }) => activityLines(p);
 
 describe('player: SCORM 2004 sequencing rules in generated packages (server-side engine)', () => {
   let s: TestServer;

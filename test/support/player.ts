@@ -99,3 +99,25 @@ export async function expectNavUi(page: Page, expected: { choice: string[]; butt
   const got = await waitFor(() => navUi(page), (v) => JSON.stringify(v) === JSON.stringify(expected));
   expect(got).toEqual(expected);
 }
+
+/** An activity of a registration's activityDetails, as the tests read it. */
+export interface ActivityNode {
+  id: string;
+  attempts: number;
+  activityCompletion: string;
+  activitySuccess: string;
+  score?: { scaled?: number };
+  children?: ActivityNode[];
+}
+
+/**
+ * id → "attempts completion success [score]" of the activities of a registration's progress: every activity, the
+ * root included, or (`leavesOnly`) the SCOs.
+ */
+export function activityLines(p: { activityDetails: ActivityNode }, leavesOnly = false): Record<string, string> {
+  const walk = (n: ActivityNode): ActivityNode[] => {
+    const below = (n.children ?? []).flatMap(walk);
+    return leavesOnly && n.children?.length ? below : [n, ...below];
+  };
+  return Object.fromEntries(walk(p.activityDetails).map((l) => [l.id, `${l.attempts} ${l.activityCompletion} ${l.activitySuccess}${l.score?.scaled !== undefined ? ` ${l.score.scaled}` : ''}`]));
+}
