@@ -41,7 +41,7 @@ describe('LRS: attachments, CORS and the alternate request syntax', () => {
   const part = (content: Buffer, contentType = 'text/plain') => ({ content, headers: { 'Content-Type': contentType, 'Content-Transfer-Encoding': 'binary', 'X-Experience-API-Hash': sha256(content) } });
 
   async function send(path: string, method: string, body: { body: Buffer; type: string }): Promise<CallResult> {
-    const res = await fetch(`${lrs}${path}`, { method, body: body.body, headers: { authorization: auth, 'x-experience-api-version': '1.0.3', 'content-type': body.type } });
+    const res = await fetch(`${lrs}${path}`, { method, body: new Uint8Array(body.body), headers: { authorization: auth, 'x-experience-api-version': '1.0.3', 'content-type': body.type } });
     const text = await res.text();
     return { status: res.status, body: text && (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text, headers: res.headers };
   }

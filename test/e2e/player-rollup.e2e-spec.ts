@@ -191,7 +191,7 @@ describe('player: rollup across SCOs under the rollup settings (commits over HTT
     expect(summary(await l.progress())).toMatchObject({ registrationCompletion: 'INCOMPLETE', registrationSuccess: 'UNKNOWN', score: 0.75 });
   });
 
-  it('SCORM 2004 keeps the simple rollup (the 1.2 modes do not apply); progress measures make the completion amount', async () => {
+  it('SCORM 2004 rolls up by the sequencing engine (the 1.2 modes do not apply): measure and progress rollup over every tracked child', async () => {
     const l = await learner('rollup04', { PlayerStatusRollupModeValue: 'COMPLETE_WHEN_THRESHOLD_SCORE_IS_MET', PlayerScoreRollupModeValue: 'LAST_SCO_SCORE' });
     await l.commit('sco-1', {
       'cmi.completion_status': 'incomplete',
@@ -207,13 +207,15 @@ describe('player: rollup across SCOs under the rollup settings (commits over HTT
     });
     await l.commit('sco-2', { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.session_time': 'PT5S' });
     let p = await l.progress();
-    expect(summary(p)).toEqual({ registrationCompletion: 'INCOMPLETE', registrationSuccess: 'UNKNOWN', score: 0.9, registrationCompletionAmount: 0.5 });
+    // SN book RB.1.1: the root's measure and progress are weighted over all three tracked children (0.9 / 3, 0.5 / 3:
+    // sco-2 reported completion but no progress measure); the default completion rules wait for every child.
+    expect(summary(p)).toEqual({ registrationCompletion: 'INCOMPLETE', registrationSuccess: 'UNKNOWN', score: 0.3, registrationCompletionAmount: 0.1667 });
     expect(p.activityDetails.children[0].completionAmount).toEqual({ scaled: 0.5 });
     expect(p.activityDetails.children[0].runtime.runtimeInteractions).toEqual([{ id: 'q1', 'correct_responses.0.pattern': 'a', result: 'correct' }, { id: 'q2' }]);
     await l.commit('sco-1', { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.score.scaled': '0.7' });
     await l.commit('sco-3', { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.score.scaled': '0.5' });
     p = await l.progress();
-    expect(summary(p)).toEqual({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: 0.6, registrationCompletionAmount: 1 });
+    expect(summary(p)).toEqual({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: 0.4, registrationCompletionAmount: 1 });
   });
 
   it('a commit without a postback URL reads the session and its instance in one query, and writes in one statement on MySQL', async () => {

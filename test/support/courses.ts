@@ -17,7 +17,7 @@ export async function startUpload(
   const form = new FormData();
   const data = typeof file === 'string' ? readFileSync(file) : file.data;
   const name = typeof file === 'string' ? basename(file) : file.name;
-  form.append('file', new Blob([data], { type: typeof file === 'string' ? 'application/zip' : (file.type ?? 'application/octet-stream') }), name);
+  form.append('file', new Blob([new Uint8Array(data)], { type: typeof file === 'string' ? 'application/zip' : (file.type ?? 'application/octet-stream') }), name);
   const qs = new URLSearchParams({ courseId, ...query });
   const res = await fetch(`${api}/courses/importJobs/upload?${qs.toString()}`, { method: 'POST', headers: { authorization: auth }, body: form });
   const text = await res.text();

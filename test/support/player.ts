@@ -93,3 +93,39 @@ window.onload = function () { ${script} document.getElementById('state').textCon
 </script></head><body><p id="state">loading</p><button id="finish" onclick="window.finish()">Finish</button></body></html>`;
   return zipOf({ 'imsmanifest.xml': manifest, 'sco/index.html': page });
 }
+
+/** What the player's navigation UI offers now: the selectable table-of-contents items, the visible enabled buttons. */
+export function navUi(page: Page): Promise<{ choice: Array<string | undefined>; buttons: Array<string | null> }> {
+  return page.evaluate(() => ({
+    choice: Array.from(document.querySelectorAll<HTMLButtonElement>('#lcds-toc .lcds-item:not([disabled])')).map((b) => b.dataset.id),
+    buttons: Array.from(document.querySelectorAll<HTMLButtonElement>('#lcds-bar button:not([hidden]):not([disabled])')).map((b) => b.textContent),
+  }));
+}
+
+/** Waits until the navigation UI offers `expected` (it refreshes after each navigation and commit), then asserts it. */
+export async function expectNavUi(page: Page, expected: { choice: string[]; buttons: string[] }): Promise<void> {
+  const got = await waitFor(() => navUi(page), (v) => JSON.stringify(v) === JSON.stringify(expected));
+  expect(got).toEqual(expected);
+}
+
+/** An activity of a registration's activityDetails, as the tests read it. */
+export interface ActivityNode {
+  id: string;
+  attempts: number;
+  activityCompletion: string;
+  activitySuccess: string;
+  score?: { scaled?: number };
+  children?: ActivityNode[];
+}
+
+/**
+ * id → "attempts completion success [score]" of the activities of a registration's progress: every activity, the
+ * root included, or (`leavesOnly`) the SCOs.
+ */
+export function activityLines(p: { activityDetails: ActivityNode }, leavesOnly = false): Record<string, string> {
+  const walk = (n: ActivityNode): ActivityNode[] => {
+    const below = (n.children ?? []).flatMap(walk);
+    return leavesOnly && n.children?.length ? below : [n, ...below];
+  };
+  return Object.fromEntries(walk(p.activityDetails).map((l) => [l.id, `${l.attempts} ${l.activityCompletion} ${l.activitySuccess}${l.score?.scaled !== undefined ? ` ${l.score.scaled}` : ''}`]));
+}

@@ -28,6 +28,9 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     launchType: model.launchType,
     commitUrl: 'commit',
     activityUrl: 'activity',
+    navUrl: 'nav',
+    // SCORM 2004: the server's sequencing engine decides navigation; the page shows what it says is valid.
+    seq: model.seq ?? null,
     cmi: model.cmi,
     // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
     // An xAPI course reports to the LRS itself: the page's SCORM API commits nothing and is not exposed.
@@ -42,14 +45,14 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
   };
   const navHtml = multi
     ? `<div id="lcds-bar" role="toolbar" aria-label="${escapeHtml(t.navigation)}"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
-<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button></span></div>
+<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button>${model.seq ? `<button type="button" id="lcds-suspend">${escapeHtml(t.suspend)}</button>` : ''}</span></div>
 <div id="lcds-main"><nav id="lcds-toc" aria-label="${escapeHtml(t.contents)}"><ul id="lcds-toc-list"></ul></nav>`
     : '';
   return `<!doctype html>
 <html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
 <style>html,body{margin:0;height:100%;overflow:hidden;font:15px system-ui,sans-serif}#lcds-sco{border:0;width:100%;height:100%;display:block}
-#lcds-message{display:none;position:fixed;left:0;right:0;top:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10}
+#lcds-message{display:none;position:fixed;left:0;right:0;bottom:0;padding:.6em 1em;background:#a40000;color:#fff;z-index:10;pointer-events:none}
 #lcds-done{display:none;max-width:40em;margin:4em auto;padding:0 1em}
 body.lcds-multi{display:flex;flex-direction:column}
 #lcds-bar{display:flex;align-items:center;justify-content:space-between;gap:1em;padding:.4em .8em;border-bottom:1px solid #ccc;background:#f5f5f5}
@@ -100,7 +103,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
-  var nav = cfg.nav, waiters = [], T = cfg.strings;
+  var nav = cfg.nav, waiters = [], T = cfg.strings, sq = cfg.seq;
   var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
@@ -153,6 +156,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     post(cfg.commitUrl, p, unloading).then(function (res) {
       sending = false; inflight = null; failures = 0; hide();
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
+      if (res && res.nav && sq) { sq.nav = res.nav; renderNav(); }
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
       sending = false; inflight = null;
@@ -197,12 +201,33 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     a.on(cfg.version === '1.2' ? 'LMSFinish' : 'Terminate', function () { if (a === api) onFinish(a); });
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
+    setValid(a);
     return a;
+  }
+  /**
+   * adl.nav.request_valid.* answered from the server's valid requests (sent with each delivery and commit answer, so
+   * GetValue stays synchronous), in place of scorm-again's own client-side guess.
+   */
+  function setValid(a) {
+    if (!sq || !a || a.lcdsValid) return;
+    a.lcdsValid = true;
+    var get = a.GetValue;
+    a.GetValue = function (element) {
+      var el = String(element), v = sq.nav;
+      var m = /^adl\.nav\.request_valid\.(choice|jump)\.\{target=([^}]*)\}$/.exec(el);
+      var simple = /^adl\.nav\.request_valid\.(continue|previous|exitAll|suspendAll)$/.exec(el);
+      if ((!m && !simple) || !a.isInitialized()) return get.apply(a, arguments);
+      a.lastErrorCode = '0';
+      if (simple) return v[simple[1]] ? 'true' : 'false';
+      return (m[1] === 'choice' ? v.choice : v.jump).indexOf(m[2]) >= 0 ? 'true' : 'false';
+    };
   }
   createApi(cfg.cmi);
   window.lcdsPlayer = {
     api: api,
     current: function () { return current.activityId; },
+    /** SCORM 2004: the valid navigation requests the server sent last. */
+    validRequests: function () { return sq ? sq.nav : null; },
     state: function () { return { seq: seq, pending: !!pending, sending: sending, failures: failures, finished: finished, activityId: current.activityId, busy: busy }; }
   };
 
@@ -219,11 +244,13 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   }
   function onFinish(a) {
     terminated = true;
-    if (!nav) { finished = true; setTimeout(afterSettled, 0); return; }
     if (busy) return; // the player itself unloaded the SCO
     var req = navRequest;
     if (!req) { try { req = a.adl && a.adl.nav && a.adl.nav.request; } catch (e) { req = null; } }
     req = req ? String(req) : '';
+    // SCORM 2004 sequencing: the server runs the SCO's request (after the commit of what it left).
+    if (sq && req && req !== '_none_') { setTimeout(function () { navigate(req); }, 0); return; }
+    if (!nav) { finished = true; setTimeout(afterSettled, 0); return; }
     var m = /^\{target=([^}]+)\}(choice|jump)$/.exec(req);
     // After the API call returns, so the SCO's own code runs to its end first.
     setTimeout(function () {
@@ -241,10 +268,14 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function flowOk(from, to) { var a = entry(nav.order[from]), b = entry(nav.order[to]); return !!(a && b && a.flow !== false && b.flow !== false); }
   function markCompletion(id, completion) { var e = entry(id); if (e && e.completion !== completion) { e.completion = completion; renderNav(); } }
   function statusText(c) { return c === 'COMPLETED' ? '\u2713' : c === 'INCOMPLETE' ? '\u2026' : ''; }
-  function renderNav() {
-    if (!nav) return;
+  /**
+   * Draws the table of contents: selectable(e) says whether an item may be picked now, pick(e) runs it. SCORM 2004
+   * (sequencing): the server's choice set; invisible items are left out. Other courses: the static choice control.
+   */
+  function renderToc(selectable, pick) {
     var list = $('lcds-toc-list'); list.textContent = '';
     nav.toc.forEach(function (e) {
+      if (sq && sq.hidden.indexOf(e.id) >= 0) return;
       var li = document.createElement('li');
       li.style.paddingLeft = (e.depth * 1) + 'em';
       if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
@@ -254,16 +285,59 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       var st = document.createElement('span'); st.className = 'lcds-status'; st.textContent = statusText(e.completion);
       st.setAttribute('aria-label', e.completion === 'COMPLETED' ? 'completed' : e.completion === 'INCOMPLETE' ? 'incomplete' : 'not started');
       b.appendChild(st);
-      if (e.id === current.activityId) b.setAttribute('aria-current', 'step');
-      b.disabled = busy || finished || e.choice === false;
-      b.addEventListener('click', function () { go(indexOf(e.id), true); });
+      if (e.id === current.activityId && !(sq && finished)) b.setAttribute('aria-current', 'step');
+      b.disabled = busy || finished || !selectable(e);
+      b.addEventListener('click', function () { pick(e); });
       li.appendChild(b); list.appendChild(li);
     });
+  }
+  function renderNav() {
+    if (!nav) return;
+    if (sq) { renderSeqNav(); return; }
+    renderToc(function (e) { return e.choice !== false; }, function (e) { go(indexOf(e.id), true); });
     var i = indexOf(current.activityId);
     $('lcds-prev').disabled = busy || finished || i <= 0 || !flowOk(i, i - 1);
     $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
     $('lcds-exit').disabled = busy || finished;
   }
+  /** SCORM 2004: the table of contents enables what a choice may select; a button shows when its request is valid. */
+  function renderSeqNav() {
+    var v = sq.nav;
+    nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
+    renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
+    var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    for (var id in buttons) {
+      var el = $(id); if (!el) continue;
+      el.hidden = !buttons[id]; el.disabled = busy || finished || !buttons[id];
+    }
+  }
+  /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */
+  function navigate(request) {
+    if (!sq || busy || finished) return;
+    busy = true; renderNav();
+    unloadSco().then(function () {
+      return fetch(cfg.navUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ request: request }), credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body && body.message || ('HTTP ' + r.status)); return body; }); });
+    }).then(function (out) {
+      busy = false;
+      if (out.nav) sq.nav = out.nav;
+      if (out.error) show(T.notAllowed.replace('{reason}', out.error)); else hide();
+      if (out.launch) {
+        current = { activityId: out.launch.activityId, title: out.launch.title };
+        createApi(out.launch.cmi);
+        renderNav();
+        $('lcds-sco').title = out.launch.title || '';
+        openContent(out.launch.contentUrl);
+        return;
+      }
+      if (out.ended || !nav) { finished = true; renderNav(); afterSettled(); return; }
+      renderNav();
+    }, function () {
+      busy = false; renderNav();
+      show(T.nextFailed);
+    });
+  }
+  window.lcdsNavigate = navigate;
   // ---- where the content runs: the player's frame, or (PlayerLaunchType NEW_WINDOW…) a window of its own ----
   function openContent(url, ownWindow) {
     contentUrl = url;
@@ -364,7 +438,13 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
 
   function start() {
-    if (nav) {
+    if (nav && sq) {
+      $('lcds-prev').addEventListener('click', function () { navigate('previous'); });
+      $('lcds-next').addEventListener('click', function () { navigate('continue'); });
+      $('lcds-exit').addEventListener('click', function () { navigate('exitAll'); });
+      $('lcds-suspend').addEventListener('click', function () { navigate('suspendAll'); });
+      renderNav();
+    } else if (nav) {
       $('lcds-prev').addEventListener('click', function () { go(indexOf(current.activityId) - 1, false); });
       $('lcds-next').addEventListener('click', function () { go(indexOf(current.activityId) + 1, false); });
       $('lcds-exit').addEventListener('click', exit);

@@ -31,6 +31,14 @@ export interface PlayerSessionSettings {
   rollup?: RollupRules;
   /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
   postbacks?: boolean;
+  /** Set at launch: the course runs through the SCORM 2004 sequencing engine (navigation requests go to the server). */
+  sequenced?: boolean;
+  /** Sequenced sessions: the course version's content prefix, which keys the cached sequencing definition. */
+  seqKey?: string;
+  /** Sequenced sessions: the activity resume all delivered last (its SCO starts with cmi.entry "resume"). */
+  resumed?: string;
+  /** Sequenced sessions that track nothing (previews, tracking off): the engine's state lives with the session. */
+  seqState?: string;
   /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */
   aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean };
   /** cmi5 courses: the cmi5 session of the AU running now (cmi5-rules.ts). */

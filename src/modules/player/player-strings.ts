@@ -3,6 +3,10 @@ export interface PlayerStrings {
   previous: string;
   continue: string;
   exit: string;
+  /** SCORM 2004 sequencing: Suspend All (leave, and resume here next time). */
+  suspend: string;
+  /** SCORM 2004 sequencing: the course's rules refused a navigation request. */
+  notAllowed: string;
   navigation: string;
   contents: string;
   doneTitle: string;
@@ -24,6 +28,8 @@ const EN: PlayerStrings = {
   previous: 'Previous',
   continue: 'Continue',
   exit: 'Exit',
+  suspend: 'Suspend',
+  notAllowed: 'That is not available now: {reason}',
   navigation: 'Course navigation',
   contents: 'Table of contents',
   doneTitle: 'You have left the course',
@@ -44,6 +50,8 @@ const FR: PlayerStrings = {
   previous: 'Précédent',
   continue: 'Continuer',
   exit: 'Quitter',
+  suspend: 'Suspendre',
+  notAllowed: 'Ce n’est pas possible maintenant : {reason}',
   navigation: 'Navigation du cours',
   contents: 'Table des matières',
   doneTitle: 'Vous avez quitté le cours',
@@ -64,6 +72,8 @@ const DE: PlayerStrings = {
   previous: 'Zurück',
   continue: 'Weiter',
   exit: 'Beenden',
+  suspend: 'Unterbrechen',
+  notAllowed: 'Das ist jetzt nicht möglich: {reason}',
   navigation: 'Kursnavigation',
   contents: 'Inhaltsverzeichnis',
   doneTitle: 'Sie haben den Kurs verlassen',
@@ -84,6 +94,8 @@ const ES: PlayerStrings = {
   previous: 'Anterior',
   continue: 'Continuar',
   exit: 'Salir',
+  suspend: 'Suspender',
+  notAllowed: 'No está disponible ahora: {reason}',
   navigation: 'Navegación del curso',
   contents: 'Índice',
   doneTitle: 'Ha salido del curso',

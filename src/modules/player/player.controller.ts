@@ -127,6 +127,24 @@ export class PlayerController {
     }
   }
 
+  /**
+   * A navigation request of a SCORM 2004 course (Continue, Previous, Exit, Suspend, a table-of-contents choice, a
+   * SCO's adl.nav.request): the server's sequencing engine answers with the activity to run next, or the end.
+   */
+  @Post('s/:token/nav')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async navigate(@Param('token') token: string, @Body() body: { request?: unknown; target?: unknown } | undefined, @Res() res: Response) {
+    try {
+      const outcome = await this.player.navigate(token, body);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ ...outcome, ...(outcome.launch ? { launch: { ...outcome.launch, contentUrl: contentUrlOf(outcome.launch.contentHref) } } : {}) });
+    } catch (err) {
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message });
+      else throw err;
+    }
+  }
+
   /** The viewer of a media course, where the SCO of another course would run. */
   @Get('s/:token/media')
   @PublicEndpoint()

@@ -33,6 +33,8 @@ import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.ent
 import { scorm12FinishedCmi } from './scorm12-finish';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionTokens } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
+import { applyEngine, cachedDefinition, definitionOf, engineOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
+import type { NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -66,6 +68,17 @@ export interface PlayerPageModel extends ActivityLaunch {
   /** PlayerLaunchType: FRAMESET runs the content in the player page; NEW_WINDOW… in a window of its own. */
   launchType: string;
   nav: PlayerNav;
+  /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
+  seq?: { nav: SequencingNav; hidden: string[]; ids: string[] };
+}
+
+/** The answer to a navigation request of a sequenced course: what to run next, or that the session ended. */
+export interface NavigationOutcome {
+  launch?: ActivityLaunch;
+  ended?: boolean;
+  /** The request was not valid now (the page shows it; `launch` then runs the current activity again, if any). */
+  error?: string;
+  nav: SequencingNav;
 }
 
 export interface CommitBody {
@@ -110,6 +123,8 @@ interface StoredCommit {
   final: boolean;
   /** When the learner did it (first access, completion), if not now (xAPI statements' timestamps). */
   at?: Date;
+  /** SCORM 2004: the sequencing engine's new state. */
+  sequencingState?: string;
 }
 
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
@@ -118,6 +133,15 @@ const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replac
 /** What the launch statements report of an activity (status, score, interactions): a commit that leaves it unchanged states nothing. */
 const reportedOf = (node: ActivityResult): string =>
   JSON.stringify([node.activityCompletion, node.activitySuccess, node.score?.scaled ?? null, node.runtime?.runtimeInteractions?.length ?? 0]);
+
+/** The registration summary of a tree the sequencing engine rolled up (its root). */
+const summaryOf = (tree: ActivityResult, completedAt: Date | null, now: Date) => ({
+  completion: tree.activityCompletion,
+  success: tree.activitySuccess,
+  completionAmount: tree.activityCompletion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
+  scoreScaled: tree.score?.scaled ?? null,
+  completedAt: completedAt ?? (tree.activityCompletion === 'COMPLETED' ? now : null),
+});
 
 type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { standard: ScormVersion } };
 
@@ -131,7 +155,7 @@ const passingOf = (launchable: LaunchableActivity): number | undefined => {
 
 /** The live session of a commit joined with the instance it writes (tree and commit_seq); both stacks. */
 const COMMIT_CONTEXT_SQL = `SELECT s.id, s.app_id, s.registration_id, s.instance, s.launch_history_id, s.expires_at, s.used_at, s.settings,
-    i.activity_details AS i_tree, i.commit_seq AS i_seq
+    i.activity_details AS i_tree, i.commit_seq AS i_seq, i.sequencing_state AS i_seqstate
   FROM player_session s
   LEFT JOIN registration_instance i ON i.app_id = s.app_id AND i.registration_id = s.registration_id AND i.instance = s.instance
   WHERE s.id = ?`;
@@ -147,6 +171,7 @@ interface CommitContextRow {
   settings: string | null;
   i_tree: string | null;
   i_seq: number | string | null;
+  i_seqstate: string | null;
 }
 
 /** The session id of a session token; 400 when the token is not ours, 410 when it expired. */
@@ -246,7 +271,18 @@ export class PlayerService {
     const version = await this.versions.findOneBy({ appId: claims.app, courseId: reg.courseId, version: inst.courseVersion });
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
     const scormVersion = this.runtimeOf(version);
-    const launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
+    // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
+    const sequenced = isSequenced(version);
+    let engine: SequencingEngine | undefined;
+    let resumed: string | undefined;
+    let launchable: LaunchableActivity;
+    if (sequenced) {
+      const where = { appId: claims.app, registrationId: claims.reg, instance: claims.inst };
+      engine = engineOf(definitionOf(version), await this.sequencingStateOf(where), await this.priorGlobals(where));
+      resumed = engine.suspendedActivity;
+      launchable = this.requireActivity(version, this.startDelivery(engine, claims.startSco) ?? undefined, true);
+      if (engine.suspendedActivity !== undefined || resumed !== launchable.id) resumed = undefined;
+    } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
     const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS]);
@@ -259,10 +295,14 @@ export class PlayerService {
     if (claims.tracking) {
       launchHistoryId = randomUUID();
       const resuming = node?.runtime?.exit === 'suspend';
-      if (node && !resuming) node.attempts += 1;
-      // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
-      if (cmi5) satisfiedFirst = rollUpCmi5(inst.activityDetails, ausOf(version.package?.launchables ?? []));
-      else if (node) rollUp(inst.activityDetails, rollup);
+      if (engine) applyEngine(inst.activityDetails, engine);
+      else {
+        if (node && !resuming) node.attempts += 1;
+        // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
+        if (cmi5) satisfiedFirst = rollUpCmi5(inst.activityDetails, ausOf(version.package?.launchables ?? []));
+        else if (node) rollUp(inst.activityDetails, rollup);
+      }
+      const tree = inst.activityDetails;
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,
@@ -281,7 +321,13 @@ export class PlayerService {
         await m.update(
           RegistrationInstanceEntity,
           { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
-          { activityDetails: inst.activityDetails, firstAccessAt: inst.firstAccessAt ?? now, lastAccessAt: now, updatedAt: now },
+          {
+            activityDetails: inst.activityDetails,
+            firstAccessAt: inst.firstAccessAt ?? now,
+            lastAccessAt: now,
+            updatedAt: now,
+            ...(engine ? { ...summaryOf(tree, inst.completedAt, now), sequencingState: serializeEngine(engine) } : {}),
+          },
         );
         // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
         await m.update(RegistrationEntity, { appId: claims.app, id: claims.reg }, { updatedAt: now });
@@ -302,6 +348,9 @@ export class PlayerService {
       ...(passing !== undefined ? { passing } : {}),
       rollup,
       postbacks: this.postbacks.hasTarget(reg, values),
+      ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
+      ...(resumed ? { resumed } : {}),
+      ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
     };
     if (cmi5) {
       const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
@@ -319,9 +368,17 @@ export class PlayerService {
     const version = await this.versions.findOneBy({ appId: claims.app, courseId: target.courseId, version: target.version });
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this preview link has been deleted.');
     const standard = this.runtimeOf(version);
-    const launchable = this.requireActivity(version, issued.startSco);
+    const engine = isSequenced(version) ? engineOf(definitionOf(version), null) : undefined;
+    const launchable = engine ? this.requireActivity(version, this.startDelivery(engine, issued.startSco) ?? undefined, true) : this.requireActivity(version, issued.startSco);
     const passing = passingOf(launchable);
-    const settings: PlayerSessionSettings = { ...issued, tracking: false, activityId: launchable.id, standard, ...(passing !== undefined ? { passing } : {}) };
+    const settings: PlayerSessionSettings = {
+      ...issued,
+      tracking: false,
+      activityId: launchable.id,
+      standard,
+      ...(passing !== undefined ? { passing } : {}),
+      ...(engine ? { sequenced: true, seqKey: version.contentPrefix, seqState: serializeEngine(engine) } : {}),
+    };
     const now = new Date();
     if (version.learningStandard === 'CMI5') {
       settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now, null);
@@ -386,10 +443,110 @@ export class PlayerService {
     return scormVersion;
   }
 
-  private requireActivity(version: CourseVersionEntity, preferred?: string): LaunchableActivity {
+  private requireActivity(version: CourseVersionEntity, preferred?: string, sequenced = false): LaunchableActivity {
+    if (sequenced && !preferred) throw new PlayerError(409, 'This course has nothing to launch', 'The sequencing rules of the course leave no activity to start.');
     const launchable = this.pickActivity(version, preferred);
     if (!launchable) throw new PlayerError(409, 'This course has nothing to launch', 'The course has no launchable activity.');
     return launchable;
+  }
+
+  // ---- sequencing (SCORM 2004) ------------------------------------------------------------------------------
+
+  /** The stored sequencing state of a registration instance (not loaded with the entity: it can be large). */
+  private async sequencingStateOf(where: { appId: string; registrationId: string; instance: number }): Promise<string | null> {
+    const row = await this.instances.createQueryBuilder('i').select('i.sequencingState', 'state').where(where).getRawOne<{ state: string | null }>();
+    return row?.state ?? null;
+  }
+
+  /**
+   * The global shared objectives a new instance starts with: those of the registration's latest earlier instance
+   * (global objectives are scoped to the registration, as SCORM Cloud's default scope).
+   */
+  private async priorGlobals(where: { appId: string; registrationId: string; instance: number }): Promise<string | null> {
+    if (where.instance === 0) return null;
+    const row = await this.instances
+      .createQueryBuilder('i')
+      .select('i.sequencingState', 'state')
+      .where('i.appId = :appId AND i.registrationId = :registrationId AND i.instance < :instance AND i.sequencingState IS NOT NULL', where)
+      .orderBy('i.instance', 'DESC')
+      .limit(1)
+      .getRawOne<{ state: string | null }>();
+    return row?.state ?? null;
+  }
+
+  /**
+   * The activity a launch delivers: the current one when the last session was left without a navigation request
+   * (the tab closed), resume all after suspend all, else start (or the link's startSco as a choice); when the rules
+   * deliver nothing (flow off at the root), the first activity a choice may select, as if the learner picked it.
+   */
+  private startDelivery(engine: SequencingEngine, startSco?: string): string | null {
+    const cur = engine.currentActivity;
+    if (cur !== undefined && engine.status(cur).active && !engine.definition.activities[cur]?.children.length) return cur;
+    const tries: NavigationRequest[] = [];
+    if (engine.suspendedActivity !== undefined) tries.push({ type: 'resumeAll' });
+    else if (cur === undefined) tries.push(...(startSco ? [{ type: 'choice', target: startSco } as const] : []), { type: 'start' });
+    else tries.push({ type: 'choice', target: cur }, { type: 'continue' });
+    for (const r of tries) {
+      const res = engine.navigate(r);
+      if (res.deliver) return res.deliver;
+    }
+    const first = navOf(engine).choice[0];
+    return first !== undefined ? (engine.navigate({ type: 'choice', target: first }).deliver ?? null) : null;
+  }
+
+  /**
+   * A navigation request of a sequenced course (the page's buttons and table of contents, a SCO's adl.nav.request
+   * at Terminate): the engine runs it on the stored state, after the page committed what the SCO left; the answer is
+   * the activity to run next or the end of the session, with the valid requests after it.
+   */
+  async navigate(token: string, body: { request?: unknown; target?: unknown } | undefined): Promise<NavigationOutcome> {
+    const session = await this.requireSession(token);
+    const s = session.settings;
+    if (!s.sequenced) throw new PlayerError(400, 'Bad request', 'This course does not use SCORM 2004 sequencing');
+    const req = requestOf(body?.request, body?.target);
+    if (!req) throw new PlayerError(400, 'Bad request', 'request must be a navigation request: continue, previous, exit, exitAll, suspendAll, abandon, abandonAll, {target=ID}choice or {target=ID}jump');
+    const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const ctx = await this.sessionContext(session);
+      const engine = engineOf(definitionOf(ctx.version), s.tracking ? await this.sequencingStateOf(where) : s.seqState);
+      const suspended = engine.suspendedActivity;
+      const result = engine.navigate(req);
+      const cur = engine.currentActivity;
+      // A refused request that ended nothing: the page runs the current activity again.
+      const deliver = result.deliver ?? (result.error && cur !== undefined && engine.status(cur).active ? cur : undefined);
+      const launchable = deliver !== undefined ? ctx.launchables.find((a) => a.id === deliver) : undefined;
+      const settings: PlayerSessionSettings = { ...s };
+      if (s.tracking && ctx.inst?.activityDetails) {
+        const tree = ctx.inst.activityDetails;
+        applyEngine(tree, engine);
+        const now = new Date();
+        const node = launchable ? findActivity(tree, launchable.id) : null;
+        const res = await this.instances.update(
+          { ...where, commitSeq: ctx.inst.commitSeq },
+          { activityDetails: tree, ...summaryOf(tree, ctx.inst.completedAt, now), sequencingState: serializeEngine(engine), lastAccessAt: now, updatedAt: now },
+        );
+        if (!res.affected) continue;
+        if (launchable) settings.baseSeconds = trackedSeconds(node?.timeTracked);
+      } else settings.seqState = serializeEngine(engine);
+      if (launchable) {
+        settings.activityId = launchable.id;
+        delete settings.resumed;
+        if (req.type === 'resumeAll' && suspended === launchable.id) settings.resumed = launchable.id;
+        delete settings.passing;
+        const passing = passingOf(launchable);
+        if (passing !== undefined) settings.passing = passing;
+      }
+      await this.sessions.update({ id: session.id }, { settings });
+      if (s.tracking && s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
+      const next = { ...session, settings } as LiveSession;
+      return {
+        ...(launchable ? { launch: this.activityLaunch(next, ctx, launchable, engine) } : {}),
+        ...(result.ended ? { ended: true } : {}),
+        ...(result.error ? { error: result.error.message } : {}),
+        nav: navOf(engine),
+      };
+    }
+    throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }
 
   private pickActivity(version: CourseVersionEntity, preferred?: string): LaunchableActivity | undefined {
@@ -424,7 +581,7 @@ export class PlayerService {
    * The activity as a fresh SCORM API starts it: its stored runtime, the learner, its launch URL. The link's culture
    * is the learner's language preference; its additional values are query parameters of the content's URL.
    */
-  private activityLaunch(session: LiveSession, ctx: SessionContext, launchable: LaunchableActivity): ActivityLaunch {
+  private activityLaunch(session: LiveSession, ctx: SessionContext, launchable: LaunchableActivity, engine?: SequencingEngine): ActivityLaunch {
     const s = session.settings;
     const { reg, inst } = ctx;
     const node = inst?.activityDetails ? findActivity(inst.activityDetails, launchable.id) : null;
@@ -440,6 +597,11 @@ export class PlayerService {
     // The preferences the SCO stored last; the link's culture is the language until the SCO sets one.
     Object.assign(cmi, learnerPreferenceCmi(s.standard, node?.runtime?.learnerPreference));
     if (s.culture && !node?.runtime?.learnerPreference?.language) cmi[languageElement(s.standard)] = s.culture;
+    if (engine) {
+      objectiveCmi(engine, launchable.id, cmi);
+      // Resume all delivers the suspended activity: its SCO resumes (cmi.entry), whatever cmi.exit it left with.
+      if (s.resumed === launchable.id) cmi['cmi.entry'] = 'resume';
+    }
     const aicc = ctx.version.learningStandard === 'AICC';
     const cmi5 = ctx.version.learningStandard === 'CMI5' && s.cmi5?.auId === launchable.id ? s.cmi5 : null;
     const xapi = ctx.version.learningStandard === 'XAPI' || cmi5 !== null;
@@ -487,7 +649,9 @@ export class PlayerService {
     const { inst, version, launchables } = ctx;
     const launchable = launchables.find((a) => a.id === s.activityId);
     if (!launchable) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
-    const first = this.activityLaunch(session, ctx, launchable);
+    const def = s.sequenced ? definitionOf(version) : undefined;
+    const engine = def ? engineOf(def, s.tracking ? await this.sequencingStateOf({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : s.seqState) : undefined;
+    const first = this.activityLaunch(session, ctx, launchable, engine);
     return {
       ...first,
       title: first.title || version.title,
@@ -499,6 +663,7 @@ export class PlayerService {
       ...(s.culture ? { culture: s.culture } : {}),
       launchType: await this.launchTypeOf(session, version),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
+      ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order } } : {}),
     };
   }
 
@@ -519,6 +684,12 @@ export class PlayerService {
   async switchActivity(token: string, activityId: unknown): Promise<ActivityLaunch> {
     const session = await this.requireSession(token);
     if (typeof activityId !== 'string' || !activityId) throw new PlayerError(400, 'Bad request', 'activityId is required');
+    if (session.settings.sequenced) {
+      // A sequenced course: the switch is a choice navigation request, which the engine may refuse.
+      const outcome = await this.navigate(token, { request: 'choice', target: activityId });
+      if (outcome.error || !outcome.launch || outcome.launch.activityId !== activityId) throw new PlayerError(409, 'Not allowed', outcome.error ?? 'The sequencing rules do not allow this activity now.');
+      return outcome.launch;
+    }
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
     for (let attempt = 0; attempt < 5; attempt++) {
       const ctx = await this.sessionContext(session);
@@ -604,7 +775,7 @@ export class PlayerService {
    * rolled-up summary, commit_seq, and the launch's history row. Commits are ordered: one whose sequence number is
    * not above the stored commit_seq (a retry, or an older one arriving late) is acknowledged and ignored.
    */
-  async commit(token: string, body: CommitBody): Promise<{ applied: boolean; activityCompletion?: string; activitySuccess?: string }> {
+  async commit(token: string, body: CommitBody): Promise<{ applied: boolean; activityCompletion?: string; activitySuccess?: string; nav?: SequencingNav }> {
     let { session, inst } = await this.commitContext(token);
     const s = session.settings;
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
@@ -636,7 +807,17 @@ export class PlayerService {
       node.suspended = state.suspended;
       node.completionAmount = { scaled: state.completion === 'COMPLETED' ? 1 : Number(state.runtime.progressMeasure ?? 0) || 0 };
       if (node.attempts === 0) node.attempts = 1;
-      rollUp(tree, rollupOf(session), s.activityId);
+      // SCORM 2004: the sequencing engine tracks the activity (its objectives, global objectives) and rolls it up.
+      let engine: SequencingEngine | undefined;
+      let seqState: string | undefined;
+      if (s.sequenced && inst.sequencingState) {
+        const def = (s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session));
+        engine = engineOf(def, inst.sequencingState);
+        // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
+        engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, sessionSeconds));
+        applyEngine(tree, engine);
+        seqState = serializeEngine(engine);
+      } else rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
       const applied = await this.storeCommit(where, inst.commitSeq, {
         activityDetails: tree,
@@ -650,6 +831,7 @@ export class PlayerService {
         launchHistoryId: session.launchHistoryId,
         launchSeconds: s.launchBaseSeconds !== undefined ? Math.max(0, trackedSeconds(tree.timeTracked) - s.launchBaseSeconds) : sessionSeconds,
         final: body.final === true,
+        ...(seqState !== undefined ? { sequencingState: seqState } : {}),
       });
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
@@ -658,7 +840,9 @@ export class PlayerService {
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
-      return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess };
+      // The valid requests change only with the tracking state: most commits (location, suspend data) leave it as it was.
+      const navChanged = engine && seqState !== inst.sequencingState;
+      return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine && navChanged ? { nav: navOf(engine) } : {}) };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }
@@ -667,13 +851,13 @@ export class PlayerService {
    * The live session of a commit and the instance it writes (activity tree and commit_seq), in one query; the
    * instance is null when it is gone.
    */
-  private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq'> | null }> {
+  private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq' | 'sequencingState'> | null }> {
     const id = sessionIdOf(this.sessionTokens, token);
     // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
     const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, COMMIT_CONTEXT_SQL, [id]);
     const row = rows[0];
     const session = liveSession(row ? this.sessionOfRow(row) : null);
-    const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq) } : null;
+    const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq), sequencingState: row.i_seqstate ?? null } : null;
     return { session, inst };
   }
 
@@ -692,6 +876,11 @@ export class PlayerService {
       usedAt: date('usedAt', row.used_at),
       settings: jsonColumn.from(row.settings) as PlayerSessionSettings | null,
     });
+  }
+
+  /** The course version a sequenced session runs (its definition is cached by content prefix; this reads the row). */
+  private async sequencedVersion(session: LiveSession): Promise<CourseVersionEntity> {
+    return (await this.sessionContext(session)).version;
   }
 
   /**
@@ -774,7 +963,7 @@ export class PlayerService {
          SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
            i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
            i.completed_at = CASE WHEN ? THEN COALESCE(i.completed_at, ?) ELSE i.completed_at END,
-           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, r.updated_at = ?,
+           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, i.sequencing_state = COALESCE(?, i.sequencing_state), r.updated_at = ?,
            h.last_runtime_update = ?, h.completion = ?, h.success = ?, h.score_scaled = ?, h.total_seconds = ?, h.exit_time = COALESCE(?, h.exit_time)
          WHERE i.app_id = ? AND i.registration_id = ? AND i.instance = ? AND i.commit_seq = ?`,
         [
@@ -792,6 +981,7 @@ export class PlayerService {
           c.suspendedActivityId,
           c.commitSeq,
           now,
+          c.sequencingState ?? null,
           now,
           now,
           c.completion,
@@ -824,6 +1014,7 @@ export class PlayerService {
           suspendedActivityId: c.suspendedActivityId,
           commitSeq: c.commitSeq,
           updatedAt: now,
+          ...(c.sequencingState !== undefined ? { sequencingState: c.sequencingState } : {}),
         })
         .where({ ...where, commitSeq: expectedSeq })
         .setParameter('now', dbDatetime(at))

@@ -336,10 +336,26 @@ export class RegistrationsService {
     }
   }
 
-  /** DeleteRegistrationGlobalData: the global objectives of every instance are reset. */
+  /**
+   * DeleteRegistrationGlobalData: the global objectives of every instance are reset, SCORM 2004 sequencing's shared
+   * objectives (kept in the instance's sequencing state) included.
+   */
   async resetGlobalData(appId: string, registrationId: string): Promise<void> {
     await this.requireRegistration(appId, registrationId);
-    await this.instances.update({ appId, registrationId }, { globalObjectives: [] as Objective[], updatedAt: new Date() });
+    const now = new Date();
+    await this.instances.update({ appId, registrationId }, { globalObjectives: [] as Objective[], updatedAt: now });
+    const rows = await this.instances
+      .createQueryBuilder('i')
+      .select('i.instance', 'instance')
+      .addSelect('i.sequencingState', 'state')
+      .where('i.appId = :appId AND i.registrationId = :registrationId AND i.sequencingState IS NOT NULL', { appId, registrationId })
+      .getRawMany<{ instance: number | string; state: string }>();
+    for (const row of rows) {
+      const saved = JSON.parse(row.state) as { state?: { globalObjectives?: Record<string, unknown> } };
+      if (!saved.state) continue;
+      saved.state.globalObjectives = {};
+      await this.instances.update({ appId, registrationId, instance: Number(row.instance) }, { sequencingState: JSON.stringify(saved), updatedAt: now });
+    }
   }
 
   // ---- configuration --------------------------------------------------------------------------------------
@@ -485,6 +501,7 @@ export class RegistrationsService {
       completedAt: null,
       activityDetails: version.rootActivity ? initialActivityTree(version.rootActivity) : null,
       globalObjectives: [],
+      sequencingState: null,
       suspendedActivityId: null,
       commitSeq: 0,
       createdAt: now,

@@ -53,6 +53,13 @@ export class RegistrationInstanceEntity {
   @Column({ type: 'text', nullable: true, transformer: jsonColumn })
   globalObjectives!: Objective[] | null;
 
+  /**
+   * SCORM 2004 courses: the sequencing engine's serialized state (SerializedSequencingState JSON: activity states,
+   * attempts, objectives, and the registration's global shared objectives); null until the first launch.
+   */
+  @Column({ type: 'text', nullable: true, select: false })
+  sequencingState!: string | null;
+
   @Column({ type: 'varchar', length: 1000, nullable: true })
   suspendedActivityId!: string | null;
 

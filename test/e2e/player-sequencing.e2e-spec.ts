@@ -1,0 +1,97 @@
+import { importCourse } from '../support/courses';
+import { scoPackage, zipOf } from '../support/player';
+import { basic, call, startTestServer, TestServer } from '../support/test-server';
+
+/**
+ * The player's sequencing endpoint over HTTP, without a browser: what it refuses (400), what a refused navigation
+ * answers, and the registration-scoped global objectives: kept across launches, cleared by DeleteRegistrationGlobalData.
+ */
+const NS = `xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3" xmlns:imsss="http://www.imsglobal.org/xsd/imsss"`;
+const item = (id: string, seq: string) => `<item identifier="${id}" identifierref="R" parameters="?id=${id}"><title>${id}</title><imsss:sequencing>${seq}</imsss:sequencing></item>`;
+const MANIFEST = `<?xml version="1.0"?><manifest identifier="M" ${NS}>
+<metadata><schema>ADL SCORM</schema><schemaversion>2004 3rd Edition</schemaversion></metadata>
+<organizations default="ORG"><organization identifier="ORG"><title>Shared</title>
+${item('w', '<imsss:objectives><imsss:primaryObjective objectiveID="w-p"/><imsss:objective objectiveID="w-obj"><imsss:mapInfo targetObjectiveID="g.shared" readSatisfiedStatus="false" writeSatisfiedStatus="true"/></imsss:objective></imsss:objectives>')}
+${item('b', '<imsss:objectives><imsss:primaryObjective objectiveID="b-p"/><imsss:objective objectiveID="from-g"><imsss:mapInfo targetObjectiveID="g.shared" readSatisfiedStatus="true" writeSatisfiedStatus="false"/></imsss:objective></imsss:objectives>')}
+<imsss:sequencing><imsss:controlMode choice="true" flow="true"/></imsss:sequencing></organization></organizations>
+<resources><resource identifier="R" type="webcontent" adlcp:scormType="sco" href="sco.html"><file href="sco.html"/></resource></resources></manifest>`;
+
+type Cmi = Record<string, string>;
+/** The value of cmi.objectives.n.<field> for the objective `id`, or undefined. */
+const objective = (cmi: Cmi, id: string, field: string): string | undefined => {
+  const key = Object.keys(cmi).find((k) => /^cmi\.objectives\.\d+\.id$/.test(k) && cmi[k] === id);
+  return key ? cmi[key.replace(/id$/, field)] : undefined;
+};
+
+describe('player: SCORM 2004 sequencing over HTTP', () => {
+  let s: TestServer;
+  let app: string;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+    await importCourse(s.api, app, 'shared04', { name: 'shared04.zip', data: await zipOf({ 'imsmanifest.xml': MANIFEST, 'sco.html': '<html></html>' }), type: 'application/zip' });
+    await importCourse(s.api, app, 'one12', { name: 'one12.zip', data: await scoPackage('1.2', ''), type: 'application/zip' });
+    for (const [id, course] of [['sh', 'shared04'], ['old', 'one12']]) {
+      expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: id, courseId: course, learner: { id: 'l-seq' } } })).status).toBe(204);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  /** Opens a player session for a registration (as the browser would) and returns its URL. */
+  const launch = async (registrationId: string): Promise<string> => {
+    const link = await call(`${s.api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+    const res = await fetch(link.body.launchLink as string, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    return new URL(res.headers.get('location')!, s.baseUrl).toString();
+  };
+  const post = async (url: string, body: unknown) => {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: r.status, body: (await r.json()) as any };
+  };
+
+  it('refuses what is not a navigation request (400), and a course without sequencing', async () => {
+    const player = await launch('sh');
+    for (const body of [{ request: 'fly' }, { request: 'choice' }, { request: 42 }, {}, { request: '{target=b}continue' }]) {
+      const r = await post(`${player}nav`, body);
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/navigation request/);
+    }
+    const old = await post(`${await launch('old')}nav`, { request: 'continue' });
+    expect(old.status).toBe(400);
+    expect(old.body.message).toMatch(/sequencing/);
+    // A valid request the rules refuse: 200 with the reason; the current activity runs on.
+    const refused = await post(`${player}nav`, { request: '{target=nowhere}choice' });
+    expect(refused.status).toBe(200);
+    expect(refused.body.error).toBeDefined();
+    expect(refused.body.launch.activityId).toBe('w');
+    expect(refused.body.nav).toMatchObject({ continue: true, choice: ['w', 'b'] });
+    expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
+  });
+
+  it('global objectives: kept with the registration across launches, cleared by DeleteRegistrationGlobalData', async () => {
+    let player = await launch('sh');
+    // w writes the shared objective through its map.
+    const c = await post(`${player}commit`, { seq: 1, activityId: 'w', cmi: { 'cmi.objectives.0.id': 'w-obj', 'cmi.objectives.0.success_status': 'passed' } });
+    expect(c.body).toMatchObject({ applied: true, nav: { continue: true } });
+    let toB = await post(`${player}nav`, { request: '{target=b}choice' });
+    expect(toB.body.launch.activityId).toBe('b');
+    expect(objective(toB.body.launch.cmi, 'from-g', 'success_status')).toBe('passed');
+    expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
+
+    // A new launch (the state comes from the database): b still reads the shared objective.
+    player = await launch('sh');
+    toB = await post(`${player}nav`, { request: '{target=b}choice' });
+    expect(objective(toB.body.launch.cmi, 'from-g', 'success_status')).toBe('passed');
+    expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
+
+    expect((await call(`${s.api}/registrations/sh/globalData`, { method: 'DELETE', auth: app })).status).toBe(204);
+    player = await launch('sh');
+    toB = await post(`${player}nav`, { request: '{target=b}choice' });
+    expect(toB.body.launch.activityId).toBe('b');
+    expect(objective(toB.body.launch.cmi, 'from-g', 'success_status')).toBeUndefined();
+    expect(objective(toB.body.launch.cmi, 'from-g', 'id')).toBe('from-g');
+  });
+});
