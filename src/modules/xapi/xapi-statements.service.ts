@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, DataSource, EntityManager, In, Repository } from 'typeorm';
+import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
@@ -386,7 +386,7 @@ export class XapiStatementsService {
     // SQLite allows 32,766 variables a statement (14 a statement row, 4 a link row).
     for (let i = 0; i < batch.length; i += 1000) {
       const n = Math.min(1000, batch.length - i);
-      await m.query(`INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
+      await insertRows(m, `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
     }
     const seqRows = await selectWhereIdIn<{ id: string; seq: number | string }>(m, 'id, seq', 'id', appId, batch.map((p) => p.id));
     const seqs = new Map(seqRows.map((r) => [r.id, Number(r.seq)]));
@@ -401,7 +401,7 @@ export class XapiStatementsService {
     }
     for (let i = 0; i < links.length; i += 4 * 5000) {
       const chunk = links.slice(i, i + 4 * 5000);
-      await m.query(`INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length / 4, 4)}`, chunk);
+      await insertRows(m, `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length / 4, 4)}`, chunk);
     }
     if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
   }
@@ -433,6 +433,25 @@ function placeholders(rows: number, columns: number): string {
 /** An ISO timestamp as the datetime(3) text both databases store (UTC; TypeORM writes the same). */
 function dbDatetime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+interface MysqlConnection {
+  execute(sql: string, values: unknown[], callback: (err: Error | null) => void): void;
+}
+
+/**
+ * A multi-row INSERT. On MySQL/MariaDB as a prepared statement (binary protocol): the values travel as they are,
+ * where a text query would escape every quote of every statement's JSON on the way (most of the driver's CPU).
+ */
+async function insertRows(m: EntityManager, sql: string, values: unknown[]): Promise<void> {
+  if (m.connection.options.type !== 'mysql' || !m.queryRunner) {
+    await m.query(sql, values);
+    return;
+  }
+  const connection = (await m.queryRunner.connect()) as MysqlConnection;
+  await new Promise<void>((resolve, reject) => {
+    connection.execute(sql, values, (err) => (err ? reject(new QueryFailedError(sql, values, err)) : resolve()));
+  });
 }
 
 /** Rows of an application's statements whose `column` is one of `values`. */
