@@ -101,6 +101,7 @@ export interface StatementLookup {
 @Injectable()
 export class XapiStatementsService {
   private readonly registrationListeners: RegistrationStatementsListener[] = [];
+  private consecutiveSeqs: Promise<boolean> | null = null;
 
   constructor(
     @InjectRepository(XapiStatementEntity) private readonly statements: Repository<XapiStatementEntity>,
@@ -346,7 +347,8 @@ export class XapiStatementsService {
   /**
    * Inserts a batch in a constant number of SQL statements whatever its size: which of them were voided before they
    * arrived (only for ids the client chose: an id the LRS just made up cannot have been voided), one multi-row INSERT
-   * of the statements, their seqs, one multi-row INSERT of their links, one UPDATE for the statements they void.
+   * of the statements, their seqs (from its insertId on MySQL/MariaDB when they are consecutive, else read back), one
+   * multi-row INSERT of their links, one UPDATE for the statements they void.
    * Plain SQL with positional parameters (the same for MySQL/MariaDB and SQLite): the query builder's per-parameter
    * bookkeeping cost more CPU than everything else of a request.
    */
@@ -356,7 +358,7 @@ export class XapiStatementsService {
     const clientIds = batch.filter((p) => p.clientId).map((p) => p.id);
     // A statement that arrives after the statement voiding it is voided from the start.
     const voidedEarlier = new Set(
-      clientIds.length > 0 ? (await selectWhereIdIn<{ voiding_target: string }>(m, 'voiding_target', 'voiding_target', appId, clientIds)).map((r) => r.voiding_target) : [],
+      clientIds.length > 0 ? (await selectWhereIdIn<{ voiding_target: string }>(m, 'voiding_target', 'ref_target', appId, clientIds)).filter((r) => r.voiding_target !== null).map((r) => r.voiding_target) : [],
     );
     const authorityJson = authority;
     const values: unknown[] = [];
@@ -384,12 +386,17 @@ export class XapiStatementsService {
       );
     }
     // SQLite allows 32,766 variables a statement (14 a statement row, 4 a link row).
+    const consecutive = await this.consecutiveAutoIncrement(m);
+    const seqs = new Map<string, number>();
     for (let i = 0; i < batch.length; i += 1000) {
       const n = Math.min(1000, batch.length - i);
-      await insertRows(m, `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
+      const first = await insertRows(m, `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
+      // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode).
+      if (consecutive && first !== null) for (let j = 0; j < n; j++) seqs.set(batch[i + j].id, first + j);
     }
-    const seqRows = await selectWhereIdIn<{ id: string; seq: number | string }>(m, 'id, seq', 'id', appId, batch.map((p) => p.id));
-    const seqs = new Map(seqRows.map((r) => [r.id, Number(r.seq)]));
+    if (seqs.size < batch.length) {
+      for (const r of await selectWhereIdIn<{ id: string; seq: number | string }>(m, 'id, seq', 'id', appId, batch.map((p) => p.id))) seqs.set(r.id, Number(r.seq));
+    }
     const links: unknown[] = [];
     for (const { s, id } of batch) {
       const seq = seqs.get(id)!;
@@ -404,6 +411,20 @@ export class XapiStatementsService {
       await insertRows(m, `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length / 4, 4)}`, chunk);
     }
     if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
+  }
+
+  /**
+   * Whether a multi-row INSERT of statements gets consecutive seqs, the first being its insertId: MySQL/MariaDB with
+   * innodb_autoinc_lock_mode 0 or 1 (MariaDB's default; MySQL 8 defaults to 2, "interleaved") and an
+   * auto_increment_increment of 1 (Galera sets more). Elsewhere the seqs are read back by id.
+   */
+  private consecutiveAutoIncrement(m: EntityManager): Promise<boolean> {
+    if (m.connection.options.type !== 'mysql') return Promise.resolve(false);
+    this.consecutiveSeqs ??= this.dataSource
+      .query('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS inc')
+      .then((rows: Array<{ mode: unknown; inc: unknown }>) => Number(rows[0]?.mode) <= 1 && Number(rows[0]?.inc) === 1)
+      .catch(() => false);
+    return this.consecutiveSeqs;
   }
 
   private render(row: XapiStatementEntity, format: 'ids' | 'exact' | 'canonical'): Json {
@@ -436,27 +457,27 @@ function dbDatetime(iso: string): string {
 }
 
 interface MysqlConnection {
-  execute(sql: string, values: unknown[], callback: (err: Error | null) => void): void;
+  execute(sql: string, values: unknown[], callback: (err: Error | null, result?: { insertId?: number }) => void): void;
 }
 
 /**
  * A multi-row INSERT. On MySQL/MariaDB as a prepared statement (binary protocol): the values travel as they are,
  * where a text query would escape every quote of every statement's JSON on the way (most of the driver's CPU).
  */
-async function insertRows(m: EntityManager, sql: string, values: unknown[]): Promise<void> {
+async function insertRows(m: EntityManager, sql: string, values: unknown[]): Promise<number | null> {
   if (m.connection.options.type !== 'mysql' || !m.queryRunner) {
     await m.query(sql, values);
-    return;
+    return null;
   }
   const connection = (await m.queryRunner.connect()) as MysqlConnection;
-  await new Promise<void>((resolve, reject) => {
-    connection.execute(sql, values, (err) => (err ? reject(new QueryFailedError(sql, values, err)) : resolve()));
+  return new Promise<number | null>((resolve, reject) => {
+    connection.execute(sql, values, (err, result) => (err ? reject(new QueryFailedError(sql, values, err)) : resolve(typeof result?.insertId === 'number' && result.insertId > 0 ? result.insertId : null)));
   });
 }
 
-/** Rows of an application's statements whose `column` is one of `values`. */
-function selectWhereIdIn<T>(m: EntityManager, select: string, column: 'id' | 'voiding_target', appId: string, values: string[]): Promise<T[]> {
-  return m.query(`SELECT ${select} FROM xapi_statement WHERE app_id = ? AND ${column} IN (${new Array<string>(values.length).fill('?').join(', ')})`, [appId, ...values]) as Promise<T[]>;
+/** Rows of an application's statements whose `column` is one of `values` (both columns are indexed). */
+function selectWhereIdIn<T>(m: EntityManager, select: string, column: 'id' | 'ref_target', appId: string, values: string[]): Promise<T[]> {
+  return m.query<T[]>(`SELECT ${select} FROM xapi_statement WHERE app_id = ? AND ${column} IN (${new Array<string>(values.length).fill('?').join(', ')})`, [appId, ...values]);
 }
 
 /** A token's set against the caller's: both absent, or every field the caller gives equal to the token's. */

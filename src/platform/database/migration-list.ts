@@ -8,6 +8,7 @@ import { CourseTitleKey1764400000000 } from './migrations/1764400000000-course-t
 import { LrsDocuments1764700000000 } from './migrations/1764700000000-lrs-documents';
 import { XapiPipes1764800000000 } from './migrations/1764800000000-xapi-pipes';
 import { RegistrationXapiIdIndex1765100000000 } from './migrations/1765100000000-registration-xapi-id-index';
+import { LrsIngestIndexes1765500000000 } from './migrations/1765500000000-lrs-ingest-indexes';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   LrsDocuments1764700000000,
   XapiPipes1764800000000,
   RegistrationXapiIdIndex1765100000000,
+  LrsIngestIndexes1765500000000,
 ];

@@ -329,7 +329,7 @@ export function validateStatement(input: unknown, path = 'statement'): Record<st
   const sub = isObject(input.object) && input.object.objectType === 'SubStatement' ? input.object : null;
   if (!idToLower && !wrap(input) && !(sub && wrap(sub))) return { ...input };
   const s: Record<string, Json> = structuredClone(input);
-  if (idToLower) s.id = s.id.toLowerCase();
+  if (idToLower) s.id = (s.id as string).toLowerCase();
   for (const target of [s, sub ? s.object : null]) {
     const ca = target?.context?.contextActivities;
     // The LRS returns every contextActivities value as an array, even when a single activity arrived.
