@@ -81,6 +81,10 @@ export async function createStack(runDir: string): Promise<Stack> {
     await admin.end();
   }
   onCleanup(`drop database ${database}`, async () => {
+    if (process.env.BENCH_KEEP === '1') {
+      process.stderr.write(`kept database ${database} (BENCH_KEEP=1; drop it yourself)\n`);
+      return;
+    }
     const conn = await createConnection(serverUrl);
     try {
       await conn.query(`DROP DATABASE IF EXISTS \`${database}\``);
