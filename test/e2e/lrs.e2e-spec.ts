@@ -90,6 +90,29 @@ describe('LRS: statements resource', () => {
     }
   });
 
+  it('stores more concurrent batches than the node has database connections, from its first request on', async () => {
+    const node = await startExtraNode(s.stack, { DATABASE_POOL_SIZE: '2' });
+    try {
+      const { appId, secretKey } = s.firstStart.application;
+      const posts = Array.from({ length: 8 }, () =>
+        call(`${node.baseUrl}/lrs/${appId}/statements`, {
+          method: 'POST',
+          auth: basic(appId, secretKey),
+          headers: { 'x-experience-api-version': '1.0.3' },
+          json: Array.from({ length: 5 }, () => statement()),
+        }),
+      );
+      const results = await Promise.all(posts);
+      expect(results.map((r) => r.status)).toEqual(new Array(8).fill(200));
+      const ids = results.flatMap((r) => r.body as string[]);
+      expect(new Set(ids).size).toBe(40);
+      const back = await lrsCall(`/statements?statementId=${ids[39]}`, { auth: creds.root });
+      expect(back.status).toBe(200);
+    } finally {
+      await node.close();
+    }
+  }, 30_000);
+
   it('authenticates with xAPI credentials of the application or its own keys, and refuses everything else', async () => {
     expect((await lrsCall('/statements', { auth: '' })).status).toBe(401);
     const wrong = await lrsCall('/statements', { auth: basic('writer', 'nope') });

@@ -420,7 +420,9 @@ export class XapiStatementsService {
    */
   private consecutiveAutoIncrement(m: EntityManager): Promise<boolean> {
     if (m.connection.options.type !== 'mysql') return Promise.resolve(false);
-    this.consecutiveSeqs ??= this.dataSource
+    // On the transaction's own connection: with every pooled connection in a storing transaction, asking the pool
+    // for another one would wait for ever.
+    this.consecutiveSeqs ??= m
       .query('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS inc')
       .then((rows: Array<{ mode: unknown; inc: unknown }>) => Number(rows[0]?.mode) <= 1 && Number(rows[0]?.inc) === 1)
       .catch(() => false);
