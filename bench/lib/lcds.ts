@@ -82,7 +82,7 @@ export async function createStack(runDir: string): Promise<Stack> {
   }
   onCleanup(`drop database ${database}`, async () => {
     if (process.env.BENCH_KEEP === '1') {
-      process.stderr.write(`kept database ${database} (BENCH_KEEP=1)\n`);
+      process.stderr.write(`kept database ${database} (BENCH_KEEP=1; drop it yourself)\n`);
       return;
     }
     const conn = await createConnection(serverUrl);

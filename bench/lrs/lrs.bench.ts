@@ -9,9 +9,10 @@
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:lrs
  *
  * Settings (environment): BENCH_STATEMENTS (1000000), BENCH_DURATION (s per ingest run, 10), BENCH_CONNECTIONS (32),
- * BENCH_SAMPLES (100 sequential requests per query), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_KEEP. See bench/README.md.
+ * BENCH_SAMPLES (100 sequential requests per query), BENCH_BATCHES (1,10,50), BENCH_QUERIES (0: ingest only),
+ * BENCH_PROFILE (1: CPU profile of the service), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_KEEP. See bench/README.md.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
@@ -19,8 +20,10 @@ import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { keepAliveAgent, timedGet } from '../lib/http';
 import { basicAuth, createStack, ensureBuilt, removeDirUnlessKept, startService } from '../lib/lcds';
 import { runLoad } from '../lib/load';
+import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
+import { readProcCpuSeconds } from '../lib/proc';
 import { summarize } from '../lib/stats';
-import { openBenchDb } from '../courses-list/seed-db';
+import { BenchDb, openBenchDb } from '../courses-list/seed-db';
 import { activityOf, agentOf, AGENTS, ACTIVITIES, REGISTRATIONS, registrationOf, seedStatements, statementFor, verbOf, VERBS } from './statements';
 
 const INGEST_GOAL = 5_000;
@@ -33,14 +36,21 @@ async function main(): Promise<void> {
   const durationS = envNumber('BENCH_DURATION', 10);
   const connections = Math.max(1, Math.floor(envNumber('BENCH_CONNECTIONS', 32)));
   const samples = Math.max(10, Math.floor(envNumber('BENCH_SAMPLES', 100)));
+  const batches = (process.env.BENCH_BATCHES ?? '1,10,50').split(',').map(Number).filter((n) => n >= 1);
+  const withQueries = envNumber('BENCH_QUERIES', 1) !== 0;
+  const profile = envNumber('BENCH_PROFILE', 0) !== 0;
   await ensureBuilt();
   const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-lrs-'));
   onCleanup(`remove ${runDir}`, () => {
-    if (failed) process.stderr.write(`kept ${runDir} (failed run: logs)\n`);
+    if (failed || profile) process.stderr.write(`kept ${runDir}${failed ? ' (failed run: logs)' : ' (CPU profile)'}\n`);
     else removeDirUnlessKept(runDir);
   });
   const stack = await createStack(runDir);
-  const service = await startService(stack, { logFile: join(runDir, 'service.log') });
+  const service = await startService(stack, {
+    logFile: join(runDir, 'service.log'),
+    ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(runDir, 'profile')}`] } : {}),
+  });
+  const dbPid = stack.kind === 'production' ? databaseServerPid() : null;
   const appId = service.firstStart.application.appId;
   const auth = basicAuth(service.firstStart.application);
   const lrs = `${service.baseUrl}/lrs/${appId}`;
@@ -55,13 +65,19 @@ async function main(): Promise<void> {
 
   // ---- ingest ----
   const ingestRows: string[][] = [];
-  for (const batch of [1, 10, 50]) {
+  for (const batch of batches) {
     const list = Array.from({ length: batch }, (_, i) => statementFor(i));
     const body = JSON.stringify(batch === 1 ? list[0] : list);
     const bytes = Math.round(Buffer.byteLength(body) / batch);
     await runLoad({ url: `${lrs}/statements`, method: 'POST', headers, body, connections, durationS: Math.min(3, durationS) });
+    const serviceCpu0 = readProcCpuSeconds(service.pid);
+    const dbCpu0 = dbPid === null ? NaN : readProcCpuSeconds(dbPid);
+    const loadStart = loadavg()[0];
     const r = await runLoad({ url: `${lrs}/statements`, method: 'POST', headers, body, connections, durationS });
-    const perSec = (r.ok2xx * batch) / r.durationS;
+    const stored = r.ok2xx * batch;
+    const serviceMs = ((readProcCpuSeconds(service.pid) - serviceCpu0) * 1000) / Math.max(1, stored);
+    const dbMs = dbPid === null ? NaN : ((readProcCpuSeconds(dbPid) - dbCpu0) * 1000) / Math.max(1, stored);
+    const perSec = stored / r.durationS;
     ingestRows.push([
       batch === 1 ? 'single statement' : `batch of ${batch}`,
       `${bytes} B`,
@@ -70,13 +86,20 @@ async function main(): Promise<void> {
       fmtMs(r.latency.p50),
       fmtMs(r.latency.p99),
       `${r.errors}/${r.non2xx}`,
+      serviceMs.toFixed(3),
+      Number.isNaN(dbMs) ? '—' : dbMs.toFixed(3),
+      `${loadStart.toFixed(1)}→${loadavg()[0].toFixed(1)}`,
       perSec >= INGEST_GOAL ? 'ok' : 'MISS',
     ]);
   }
   out.push(`ingest: POST /statements, ${connections} connections, ${durationS} s each (after a warm-up)`);
-  out.push(formatTable(['request', 'stmt size', 'req/s', 'statements/s', 'p50 ms', 'p99 ms', 'err/non-2xx', `goal ≥ ${INGEST_GOAL}/s`], ingestRows));
+  out.push(
+    formatTable(['request', 'stmt size', 'req/s', 'statements/s', 'p50 ms', 'p99 ms', 'err/non-2xx', 'service CPU ms/stmt', 'DB CPU ms/stmt', 'load avg', `goal ≥ ${INGEST_GOAL}/s`], ingestRows),
+  );
+  if (dbPid !== null) out.push(`DB CPU: the whole database server (pid ${dbPid}), other users included`);
   out.push('');
   process.stdout.write(`${out.splice(0).join('\n')}\n`);
+  if (!withQueries) return finish(service, runDir, profile);
   // ---- seed ----
   const db = await openBenchDb(stack);
   onCleanup('close the seeding connection', () => db.close());
@@ -93,10 +116,16 @@ async function main(): Promise<void> {
   const missing = Math.max(0, total - have);
   process.stderr.write(`seeding ${missing.toLocaleString('en-US')} statements…\n`);
   const seedStart = Date.now();
+  // On MySQL/MariaDB a big load goes in without the secondary indexes, rebuilt afterwards in one sorted pass each
+  // (maintaining 9 B-trees row by row is what made it slow); the service is idle meanwhile.
+  const rebuild = db.kind === 'mysql' && missing >= 100_000 ? await dropSecondaryIndexes(db, ['xapi_statement', 'xapi_statement_link']) : [];
   await seedStatements(db, appId, 0, missing, Number(maxSeq ?? 0));
+  for (const sql of rebuild) await db.query(sql);
   if (db.kind === 'mysql') await db.analyze(['xapi_statement', 'xapi_statement_link']);
   const seedMs = Date.now() - seedStart;
-  out.push(`stored: ${(have + missing).toLocaleString('en-US')} statements (${missing.toLocaleString('en-US')} bulk-loaded in ${(seedMs / 1000).toFixed(1)} s${db.kind === 'mysql' ? ', then ANALYZE' : ''})`);
+  out.push(
+    `stored: ${(have + missing).toLocaleString('en-US')} statements (${missing.toLocaleString('en-US')} bulk-loaded in ${(seedMs / 1000).toFixed(1)} s${rebuild.length > 0 ? ' without the secondary indexes, rebuilt after' : ''}${db.kind === 'mysql' ? ', then ANALYZE' : ''}; load average ${loadavg()[0].toFixed(1)})`,
+  );
 
   // ---- queries ----
   const agent = keepAliveAgent();
@@ -137,6 +166,56 @@ async function main(): Promise<void> {
   out.push(`queries: GET /statements (limit 100), ${samples} sequential requests each after 5 warm-up; "more": the next page, every 4th request`);
   out.push(formatTable(['query', 'stmts/page', 'p50 ms', 'p99 ms', 'more p50', 'more p99', `goal p99 < ${P99_GOAL_MS} ms`], queryRows));
   process.stdout.write(`${out.join('\n')}\n`);
+  await finish(service, runDir, profile);
+}
+
+/** With BENCH_PROFILE: stops the service (V8 writes the profile on exit) and prints where its CPU time went. */
+async function finish(service: { pid: number }, runDir: string, profile: boolean): Promise<void> {
+  if (!profile) return;
+  process.kill(service.pid, 'SIGINT');
+  const newest = () => {
+    try {
+      return readNewestProfile(join(runDir, 'profile'));
+    } catch {
+      return null; // not written yet
+    }
+  };
+  for (let i = 0; i < 100 && newest() === null; i++) await new Promise((r) => setTimeout(r, 200));
+  const found = newest();
+  if (found) process.stdout.write(`\nCPU profile of the service (${found.file}):\n${formatProfileSummary(summarizeProfile(found.profile), 30)}\n`);
+}
+
+/** Drops the secondary indexes of tables; returns the ALTER TABLEs that put them back as they were. */
+async function dropSecondaryIndexes(db: BenchDb, tables: string[]): Promise<string[]> {
+  const rows = (await db.query(
+    `SELECT TABLE_NAME AS t, INDEX_NAME AS i, MAX(NON_UNIQUE) AS nonUnique, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS cols
+       FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (${tables.map(() => '?').join(', ')}) AND INDEX_NAME <> 'PRIMARY'
+      GROUP BY TABLE_NAME, INDEX_NAME`,
+    tables,
+  )) as Array<{ t: string; i: string; nonUnique: number | string; cols: string }>;
+  const restore: string[] = [];
+  for (const table of tables) {
+    const mine = rows.filter((r) => r.t === table);
+    if (mine.length === 0) continue;
+    await db.query(`ALTER TABLE \`${table}\` ${mine.map((r) => `DROP INDEX \`${r.i}\``).join(', ')}`);
+    const add = mine.map((r) => `ADD ${Number(r.nonUnique) === 0 ? 'UNIQUE ' : ''}INDEX \`${r.i}\` (${r.cols.split(',').map((c) => `\`${c}\``).join(', ')})`);
+    restore.push(`ALTER TABLE \`${table}\` ${add.join(', ')}`);
+  }
+  return restore;
+}
+
+/** The local MariaDB/MySQL server process, to tell its CPU use (null when not on this machine). */
+function databaseServerPid(): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
 }
 
 main()

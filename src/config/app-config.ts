@@ -43,6 +43,12 @@ export interface AppConfig {
   jobs: { concurrency: number; lockMs: number; maxAttempts: number; postbackBackoffMs: number };
   /** Statement pipes: how long a caught-up pipe waits before it reads its source again; first retry delay after a failure. */
   xapiPipes: { intervalMs: number; backoffMs: number };
+  /**
+   * The LRS: the X-Experience-API-Version it answers to a request that sends none (such a request is refused with a
+   * 400 except on `about`). xAPI 2.0 (IEEE 9274.1.1, Communication 3.3) has an LRS answer 2.0.0 on every response and
+   * keeps 1.0.x behaviour for requests that ask for 1.0.x; `1.0.3` is what ADL's 1.0.3 conformance suite expects.
+   */
+  lrs: { unversionedAnswer: '2.0.0' | '1.0.3' };
   bootstrap: boolean;
   version: string;
 }
@@ -210,6 +216,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       /** First retry delay of registration postbacks (doubling, capped at an hour); lowered only by tests. */
       postbackBackoffMs: int('LCDS_POSTBACK_BACKOFF_MS', 30_000, 10, 3_600_000),
     },
+    lrs: { unversionedAnswer: oneOf('LCDS_LRS_UNVERSIONED_ANSWER', ['2.0.0', '1.0.3'] as const, '2.0.0') },
     xapiPipes: {
       intervalMs: int('LCDS_XAPI_PIPE_INTERVAL_MS', 60_000, 100, 24 * 3600 * 1000),
       backoffMs: int('LCDS_XAPI_PIPE_BACKOFF_MS', 30_000, 10, 3_600_000),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { basic, call, CallResult, startTestServer, TestServer } from '../support/test-server';
+import { basic, call, CallResult, startExtraNode, startTestServer, TestServer } from '../support/test-server';
 
 /**
  * The LRS of each application at /lrs/{appId}/ (xAPI Statement Resource): authentication with xAPI credentials or
@@ -65,7 +65,9 @@ describe('LRS: statements resource', () => {
     const missing = await lrsCall('/statements', { version: null });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toMatch(/X-Experience-API-Version/);
-    expect(missing.headers.get('x-experience-api-version')).toBe('1.0.3');
+    // xAPI 2.0 (IEEE 9274.1.1) Communication 3.3: the LRS answers 2.0.0 unless the client asks for 1.0.x.
+    expect(missing.headers.get('x-experience-api-version')).toBe('2.0.0');
+    expect((await lrsCall('/about', { auth: '', version: null })).headers.get('x-experience-api-version')).toBe('2.0.0');
     expect((await lrsCall('/statements', { version: '0.95' })).status).toBe(400);
     const v2 = await lrsCall('/statements', { version: '2.0.0' });
     expect(v2.status).toBe(200);
@@ -73,6 +75,43 @@ describe('LRS: statements resource', () => {
     expect(v2.headers.get('x-experience-api-consistent-through')).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
     expect((await lrsCall('/statements', { version: '1.0.1' })).headers.get('x-experience-api-version')).toBe('1.0.3');
   });
+
+  it('answers 1.0.3 to requests without a version header with LCDS_LRS_UNVERSIONED_ANSWER=1.0.3 (ADL 1.0.3 suite)', async () => {
+    const other = await startExtraNode(s.stack, { LCDS_LRS_UNVERSIONED_ANSWER: '1.0.3' });
+    try {
+      const { appId, secretKey } = s.firstStart.application;
+      const missing = await call(`${other.baseUrl}/lrs/${appId}/statements`, { auth: basic(appId, secretKey) });
+      expect(missing.status).toBe(400);
+      expect(missing.headers.get('x-experience-api-version')).toBe('1.0.3');
+      const v2 = await call(`${other.baseUrl}/lrs/${appId}/statements`, { auth: basic(appId, secretKey), headers: { 'x-experience-api-version': '2.0.0' } });
+      expect(v2.headers.get('x-experience-api-version')).toBe('2.0.0');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stores more concurrent batches than the node has database connections, from its first request on', async () => {
+    const node = await startExtraNode(s.stack, { DATABASE_POOL_SIZE: '2' });
+    try {
+      const { appId, secretKey } = s.firstStart.application;
+      const posts = Array.from({ length: 8 }, () =>
+        call(`${node.baseUrl}/lrs/${appId}/statements`, {
+          method: 'POST',
+          auth: basic(appId, secretKey),
+          headers: { 'x-experience-api-version': '1.0.3' },
+          json: Array.from({ length: 5 }, () => statement()),
+        }),
+      );
+      const results = await Promise.all(posts);
+      expect(results.map((r) => r.status)).toEqual(new Array(8).fill(200));
+      const ids = results.flatMap((r) => r.body as string[]);
+      expect(new Set(ids).size).toBe(40);
+      const back = await lrsCall(`/statements?statementId=${ids[39]}`, { auth: creds.root });
+      expect(back.status).toBe(200);
+    } finally {
+      await node.close();
+    }
+  }, 30_000);
 
   it('authenticates with xAPI credentials of the application or its own keys, and refuses everything else', async () => {
     expect((await lrsCall('/statements', { auth: '' })).status).toBe(401);

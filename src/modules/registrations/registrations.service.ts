@@ -14,9 +14,11 @@ import { TagsService } from '../tags/tags.service';
 import type { RegistrationSet, RegistrationSetKey } from '../xapi/xapi-statements.service';
 import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
+import { XapiLaunchStateEntity } from '../xapi/entities/xapi-launch-state.entity';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
+import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
 import { COMPLETION, IncludeFlags, initialActivityTree, Objective, overlayActivityTree, SUCCESS, ActivityResult } from './registration-types';
 import { registrationView, RegistrationView } from './registration-view';
 
@@ -327,6 +329,8 @@ export class RegistrationsService {
     const old = await this.instances.find({ where: { appId, registrationId }, select: { instance: true } });
     await this.dataSource.transaction(async (m) => {
       await m.delete(LaunchHistoryEntity, { appId, registrationId });
+      // What the old instances' statements reported: instance 0 starts again from nothing.
+      await m.delete(XapiLaunchStateEntity, { appId, registrationId });
       await m.delete(RegistrationInstanceEntity, { appId, registrationId });
       await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, 0, version, now));
       await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: 0, updatedAt: now });
@@ -456,6 +460,7 @@ export class RegistrationsService {
   async purgeApplication(appId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       await m.delete(LaunchHistoryEntity, { appId });
+      await m.delete(RegistrationPostbackStateEntity, { appId });
       await m.delete(RegistrationInstanceEntity, { appId });
       await m.delete(RegistrationEntity, { appId });
     });
@@ -583,6 +588,7 @@ export class RegistrationsService {
     if (!reg) return;
     const remaining = await this.dataSource.transaction(async (m: EntityManager) => {
       await m.delete(LaunchHistoryEntity, { appId, registrationId, instance: In(numbers) });
+      await m.delete(XapiLaunchStateEntity, { appId, registrationId, instance: In(numbers) });
       await m.delete(RegistrationInstanceEntity, { appId, registrationId, instance: In(numbers) });
       const latest = await m.getRepository(RegistrationInstanceEntity).findOne({ where: { appId, registrationId }, order: { instance: 'DESC' }, select: { instance: true } });
       if (latest) await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: latest.instance, updatedAt: new Date() });
@@ -597,11 +603,17 @@ export class RegistrationsService {
     }
   }
 
-  /** Registrations with every instance, launch history, tags and settings. */
+  /**
+   * Registrations with every instance, launch history, postback sequence, what their launches reported as xAPI
+   * statements (xapi_launch_state), tags and settings. Registration, course and application deletion all come here
+   * (the application's purger also clears both state tables by app).
+   */
   private async removeRegistrations(appId: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.dataSource.transaction(async (m) => {
       await m.delete(LaunchHistoryEntity, { appId, registrationId: In(ids) });
+      await m.delete(XapiLaunchStateEntity, { appId, registrationId: In(ids) });
+      await m.delete(RegistrationPostbackStateEntity, { appId, registrationId: In(ids) });
       await m.delete(RegistrationInstanceEntity, { appId, registrationId: In(ids) });
       await m.delete(RegistrationEntity, { appId, id: In(ids) });
     });

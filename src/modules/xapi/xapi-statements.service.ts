@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { Brackets, DataSource, EntityManager, In, Repository } from 'typeorm';
+import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
-import { agentKey, contentHash, idsFormat, indexKey, Json, objectActivityId, objectAgentKey, relatedKeys } from './lrs/statement-keys';
+import { agentKey, canonicalContent, hashContent, idsFormat, indexKey, Json, objectActivityId, objectAgentKey, relatedKeys, storedJson } from './lrs/statement-keys';
 import { isUuid, StatementRuleError, validateStatement, VOIDED_VERB } from './lrs/statement-rules';
 import { onceMoreIfRaced } from './unique-violation';
 
@@ -101,6 +101,7 @@ export interface StatementLookup {
 @Injectable()
 export class XapiStatementsService {
   private readonly registrationListeners: RegistrationStatementsListener[] = [];
+  private consecutiveSeqs: Promise<boolean> | null = null;
 
   constructor(
     @InjectRepository(XapiStatementEntity) private readonly statements: Repository<XapiStatementEntity>,
@@ -135,29 +136,27 @@ export class XapiStatementsService {
 
   private store(appId: string, checked: Array<Record<string, Json>>, authority: Json, options: StoreOptions, defaultVersion: string): Promise<string[]> {
     // Two requests storing the same id at once: the loser's second run finds it stored (same content: nothing to do).
+    // Nothing here changes `checked`: a second run starts again from what was sent (new ids for those without).
     return onceMoreIfRaced(() => this.dataSource.transaction(async (m) => {
-      // insert() completes the statements (stored, timestamp, …): a second run starts again from what was sent.
-      const batch = checked.map((s) => structuredClone(s));
-      const ids = batch.filter((s) => s.id !== undefined).map((s) => s.id as string);
-      const existing = ids.length > 0 ? await m.find(XapiStatementEntity, { where: { appId, id: In(ids) }, select: { id: true, contentHash: true } }) : [];
-      const existingHash = new Map(existing.map((e) => [e.id, e.contentHash]));
+      const ids = checked.filter((s) => s.id !== undefined).map((s) => s.id as string);
+      const existing = ids.length > 0 ? await selectWhereIdIn<{ id: string; content_hash: string }>(m, 'id, content_hash', 'id', appId, ids) : [];
+      const existingHash = new Map(existing.map((e) => [e.id, e.content_hash]));
       const out: string[] = [];
-      const fresh: Array<Record<string, Json>> = [];
-      const hashes = new Map<string, string>();
-      for (const s of batch) {
-        s.id ??= randomUUID();
-        out.push(s.id);
-        const hash = contentHash(s);
-        hashes.set(s.id, hash);
-        const known = existingHash.get(s.id);
+      const fresh: PendingStatement[] = [];
+      for (const s of checked) {
+        const id = (s.id as string | undefined) ?? randomUUID();
+        out.push(id);
+        const canonical = canonicalContent(s, id);
+        const hash = hashContent(canonical);
+        const known = existingHash.get(id);
         if (known !== undefined) {
-          if (known !== hash) throw new ConflictError(`A different statement with id ${s.id} is already stored; statements are immutable`);
+          if (known !== hash) throw new ConflictError(`A different statement with id ${id} is already stored; statements are immutable`);
           continue;
         }
-        fresh.push(s);
+        fresh.push({ s, id, canonical, hash, clientId: s.id !== undefined });
       }
       await this.checkVoiding(m, appId, fresh);
-      if (fresh.length > 0) await this.insertAll(m, appId, fresh, hashes, authority, new Date(), defaultVersion, options.credentialId ?? null);
+      if (fresh.length > 0) await this.insertAll(m, appId, fresh, authority, new Date(), defaultVersion, options.credentialId ?? null);
       for (const a of options.attachments ?? []) {
         if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
       }
@@ -334,10 +333,10 @@ export class XapiStatementsService {
   }
 
   /** Voiding: the target must not be a voiding statement; it is marked voided (now, or when it arrives later). */
-  private async checkVoiding(m: EntityManager, appId: string, batch: Array<Record<string, Json>>): Promise<void> {
-    const targets = batch.filter((s) => s.verb.id === VOIDED_VERB).map((s) => (s.object.id as string).toLowerCase());
+  private async checkVoiding(m: EntityManager, appId: string, batch: PendingStatement[]): Promise<void> {
+    const targets = batch.filter((p) => p.s.verb.id === VOIDED_VERB).map((p) => (p.s.object.id as string).toLowerCase());
     if (targets.length === 0) return;
-    const inBatch = new Map(batch.map((s) => [s.id as string, s]));
+    const inBatch = new Map(batch.map((p) => [p.id, p.s]));
     const stored = await m.find(XapiStatementEntity, { where: { appId, id: In(targets) }, select: { id: true, verbId: true } });
     for (const target of targets) {
       const isVoiding = inBatch.get(target)?.verb.id === VOIDED_VERB || stored.some((r) => r.id === target && r.verbId === VOIDED_VERB);
@@ -346,63 +345,141 @@ export class XapiStatementsService {
   }
 
   /**
-   * Inserts a batch in a constant number of statements whatever its size: which of them were voided before they
-   * arrived, one multi-row INSERT of the statements, their seqs, one multi-row INSERT of their links, one UPDATE for
-   * the statements they void.
+   * Inserts a batch in a constant number of SQL statements whatever its size: which of them were voided before they
+   * arrived (only for ids the client chose: an id the LRS just made up cannot have been voided), one multi-row INSERT
+   * of the statements, their seqs (from its insertId on MySQL/MariaDB when they are consecutive, else read back), one
+   * multi-row INSERT of their links, one UPDATE for the statements they void.
+   * Plain SQL with positional parameters (the same for MySQL/MariaDB and SQLite): the query builder's per-parameter
+   * bookkeeping cost more CPU than everything else of a request.
    */
-  private async insertAll(m: EntityManager, appId: string, batch: Array<Record<string, Json>>, hashes: Map<string, string>, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
+  private async insertAll(m: EntityManager, appId: string, batch: PendingStatement[], authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
     const storedIso = stored.toISOString();
-    const ids = batch.map((s) => s.id as string);
+    const storedDb = dbDatetime(storedIso);
+    const clientIds = batch.filter((p) => p.clientId).map((p) => p.id);
     // A statement that arrives after the statement voiding it is voided from the start.
     const voidedEarlier = new Set(
-      (await m.find(XapiStatementEntity, { where: { appId, voidingTarget: In(ids) }, select: { voidingTarget: true } })).map((r) => r.voidingTarget),
+      clientIds.length > 0 ? (await selectWhereIdIn<{ voiding_target: string }>(m, 'voiding_target', 'ref_target', appId, clientIds)).filter((r) => r.voiding_target !== null).map((r) => r.voiding_target) : [],
     );
-    const rows = batch.map((s) => {
-      const hash = hashes.get(s.id as string)!;
-      s.timestamp ??= storedIso;
-      s.stored = storedIso;
-      s.authority = authority;
-      s.version ??= defaultVersion;
+    const authorityJson = authority;
+    const values: unknown[] = [];
+    const voidingTargets: string[] = [];
+    for (const { s, id, canonical, hash } of batch) {
+      const timestamp = s.timestamp as string | undefined;
       const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
+      if (voidingTarget !== null) voidingTargets.push(voidingTarget);
       const activityId = objectActivityId(s);
-      return {
+      values.push(
         appId,
-        id: s.id as string,
-        statement: JSON.stringify(s),
-        contentHash: hash,
-        verbId: indexKey(s.verb.id as string),
-        agent: agentKey(s.actor),
-        activityId: activityId === null ? null : indexKey(activityId),
-        registration: typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
-        voided: voidingTarget === null && voidedEarlier.has(s.id as string),
+        id,
+        storedJson(canonical, { authority: authorityJson, stored: storedIso, version: (s.version as string | undefined) ?? defaultVersion, ...(timestamp === undefined ? { timestamp: storedIso } : {}) }),
+        hash,
+        indexKey(s.verb.id as string),
+        agentKey(s.actor),
+        activityId === null ? null : indexKey(activityId),
+        typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
+        voidingTarget === null && voidedEarlier.has(id) ? 1 : 0,
         voidingTarget,
-        refTarget: s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
+        s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
         credentialId,
-        timestamp: new Date(s.timestamp as string),
-        stored,
-      };
-    });
-    // SQLite allows 32,766 variables a statement (13 a statement row, 4 a link row).
-    for (let i = 0; i < rows.length; i += 1000) await m.createQueryBuilder().insert().into(XapiStatementEntity).values(rows.slice(i, i + 1000)).updateEntity(false).execute();
-    const seqs = new Map((await m.find(XapiStatementEntity, { where: { appId, id: In(ids) }, select: { id: true, seq: true } })).map((r) => [r.id, Number(r.seq)]));
-    const links: Array<Pick<XapiStatementLinkEntity, 'appId' | 'kind' | 'value' | 'seq'>> = [];
-    for (const s of batch) {
-      const seq = seqs.get(s.id as string)!;
-      const { agents, activities } = relatedKeys(s);
-      for (const value of agents) links.push({ appId, kind: 'agent', value, seq });
-      for (const value of activities) links.push({ appId, kind: 'activity', value, seq });
-      const objectAgent = objectAgentKey(s);
-      if (objectAgent !== null) links.push({ appId, kind: 'objagent', value: objectAgent, seq });
+        timestamp === undefined ? storedDb : dbDatetime(new Date(timestamp).toISOString()),
+        storedDb,
+      );
     }
-    for (let i = 0; i < links.length; i += 5000) await m.createQueryBuilder().insert().into(XapiStatementLinkEntity).values(links.slice(i, i + 5000)).updateEntity(false).execute();
-    const targets = rows.filter((r) => r.voidingTarget !== null).map((r) => r.voidingTarget as string);
-    if (targets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(targets) }, { voided: true });
+    // SQLite allows 32,766 variables a statement (14 a statement row, 4 a link row).
+    const consecutive = await this.consecutiveAutoIncrement(m);
+    const seqs = new Map<string, number>();
+    for (let i = 0; i < batch.length; i += 1000) {
+      const n = Math.min(1000, batch.length - i);
+      const first = await insertRows(m, `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
+      // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode).
+      if (consecutive && first !== null) for (let j = 0; j < n; j++) seqs.set(batch[i + j].id, first + j);
+    }
+    if (seqs.size < batch.length) {
+      for (const r of await selectWhereIdIn<{ id: string; seq: number | string }>(m, 'id, seq', 'id', appId, batch.map((p) => p.id))) seqs.set(r.id, Number(r.seq));
+    }
+    const links: unknown[] = [];
+    for (const { s, id } of batch) {
+      const seq = seqs.get(id)!;
+      const { agents, activities } = relatedKeys({ ...s, authority });
+      for (const value of agents) links.push(appId, 'agent', value, seq);
+      for (const value of activities) links.push(appId, 'activity', value, seq);
+      const objectAgent = objectAgentKey(s);
+      if (objectAgent !== null) links.push(appId, 'objagent', objectAgent, seq);
+    }
+    for (let i = 0; i < links.length; i += 4 * 5000) {
+      const chunk = links.slice(i, i + 4 * 5000);
+      await insertRows(m, `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length / 4, 4)}`, chunk);
+    }
+    if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
+  }
+
+  /**
+   * Whether a multi-row INSERT of statements gets consecutive seqs, the first being its insertId: MySQL/MariaDB with
+   * innodb_autoinc_lock_mode 0 or 1 (MariaDB's default; MySQL 8 defaults to 2, "interleaved") and an
+   * auto_increment_increment of 1 (Galera sets more). Elsewhere the seqs are read back by id.
+   */
+  private consecutiveAutoIncrement(m: EntityManager): Promise<boolean> {
+    if (m.connection.options.type !== 'mysql') return Promise.resolve(false);
+    // On the transaction's own connection: with every pooled connection in a storing transaction, asking the pool
+    // for another one would wait for ever.
+    this.consecutiveSeqs ??= m
+      .query('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS inc')
+      .then((rows: Array<{ mode: unknown; inc: unknown }>) => Number(rows[0]?.mode) <= 1 && Number(rows[0]?.inc) === 1)
+      .catch(() => false);
+    return this.consecutiveSeqs;
   }
 
   private render(row: XapiStatementEntity, format: 'ids' | 'exact' | 'canonical'): Json {
     const statement: Json = JSON.parse(row.statement);
     return format === 'ids' ? idsFormat(statement) : statement;
   }
+}
+
+/** A statement of a batch being stored: as validated, its id (sent or made up), canonical content and its hash. */
+interface PendingStatement {
+  s: Record<string, Json>;
+  id: string;
+  canonical: string;
+  hash: string;
+  /** The id came with the statement (it may be stored already, or voided before it arrived). */
+  clientId: boolean;
+}
+
+const STATEMENT_COLUMNS = ['app_id', 'id', 'statement', 'content_hash', 'verb_id', 'agent', 'activity_id', 'registration', 'voided', 'voiding_target', 'ref_target', 'credential_id', 'timestamp', 'stored'];
+
+/** `(?, ?), (?, ?)` for `rows` rows of `columns` values. */
+function placeholders(rows: number, columns: number): string {
+  const row = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return new Array<string>(rows).fill(row).join(', ');
+}
+
+/** An ISO timestamp as the datetime(3) text both databases store (UTC; TypeORM writes the same). */
+function dbDatetime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+}
+
+interface MysqlConnection {
+  execute(sql: string, values: unknown[], callback: (err: Error | null, result?: { insertId?: number }) => void): void;
+}
+
+/**
+ * A multi-row INSERT. On MySQL/MariaDB as a prepared statement (binary protocol): the values travel as they are,
+ * where a text query would escape every quote of every statement's JSON on the way (most of the driver's CPU).
+ */
+async function insertRows(m: EntityManager, sql: string, values: unknown[]): Promise<number | null> {
+  if (m.connection.options.type !== 'mysql' || !m.queryRunner) {
+    await m.query(sql, values);
+    return null;
+  }
+  const connection = (await m.queryRunner.connect()) as MysqlConnection;
+  return new Promise<number | null>((resolve, reject) => {
+    connection.execute(sql, values, (err, result) => (err ? reject(new QueryFailedError(sql, values, err)) : resolve(typeof result?.insertId === 'number' && result.insertId > 0 ? result.insertId : null)));
+  });
+}
+
+/** Rows of an application's statements whose `column` is one of `values` (both columns are indexed). */
+function selectWhereIdIn<T>(m: EntityManager, select: string, column: 'id' | 'ref_target', appId: string, values: string[]): Promise<T[]> {
+  return m.query<T[]>(`SELECT ${select} FROM xapi_statement WHERE app_id = ? AND ${column} IN (${new Array<string>(values.length).fill('?').join(', ')})`, [appId, ...values]);
 }
 
 /** A token's set against the caller's: both absent, or every field the caller gives equal to the token's. */

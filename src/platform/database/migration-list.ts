@@ -9,6 +9,7 @@ import { LrsDocuments1764700000000 } from './migrations/1764700000000-lrs-docume
 import { XapiPipes1764800000000 } from './migrations/1764800000000-xapi-pipes';
 import { RegistrationXapiIdIndex1765100000000 } from './migrations/1765100000000-registration-xapi-id-index';
 import { SequencingState1765200000000 } from './migrations/1765200000000-sequencing-state';
+import { LrsIngestIndexes1765500000000 } from './migrations/1765500000000-lrs-ingest-indexes';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   XapiPipes1764800000000,
   RegistrationXapiIdIndex1765100000000,
   SequencingState1765200000000,
+  LrsIngestIndexes1765500000000,
 ];

@@ -32,6 +32,16 @@ export interface LrsPrincipal {
 export const LRS_CHALLENGE = 'Basic realm="LCDS LRS"';
 const SUPPORTED_VERSION = /^(1\.0(\.\d+)?|2\.0(\.\d+)?)$/;
 
+/**
+ * The X-Experience-API-Version of a response: 2.0.0 to a 2.0 client, 1.0.3 to a 1.0.x one, and to a request without
+ * the header (or with an unsupported one) the configured answer (LCDS_LRS_UNVERSIONED_ANSWER, 2.0.0 by default).
+ */
+export function answeredVersion(requested: string, config: AppConfig): string {
+  if (requested.startsWith('2.')) return '2.0.0';
+  if (requested.startsWith('1.0')) return '1.0.3';
+  return config.lrs.unversionedAnswer;
+}
+
 export function lrsPrincipal(req: Request): LrsPrincipal {
   return (req as Request & { lrs: LrsPrincipal }).lrs;
 }
@@ -60,7 +70,7 @@ export class LrsAuthGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<Response>();
     const requested = req.headers['x-experience-api-version'];
     const version = typeof requested === 'string' ? requested.trim() : '';
-    res.setHeader('X-Experience-API-Version', version.startsWith('2.') ? '2.0.0' : '1.0.3');
+    res.setHeader('X-Experience-API-Version', answeredVersion(version, this.config));
     if (this.config.role === 'worker') throw new NotFoundError('Operation', req.path);
     const appId = String(req.params.appId ?? '');
     const principal = await this.authenticate(req, appId).catch((err: unknown) => {

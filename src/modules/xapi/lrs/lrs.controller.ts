@@ -8,7 +8,7 @@ import { ForbiddenError, InvalidInputError } from '../../../platform/http/domain
 import { StatementFilters, XapiStatementsService } from '../xapi-statements.service';
 import { AttachmentContent, buildMultipart, matchAttachments, parseMultipart } from './attachments';
 import { LaunchSessions } from './launch-sessions';
-import { LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
+import { answeredVersion, LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, boolParam, contentType, dateParam, JSON_CONTENT, LrsRequest, queryParams, rawBody } from './lrs-request';
 import { canonicalFormat, Json } from './statement-keys';
 
@@ -46,7 +46,8 @@ export class LrsController {
 
   @Get('about')
   about(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
-    res.setHeader('X-Experience-API-Version', String(req.headers['x-experience-api-version'] ?? '').startsWith('2.') ? '2.0.0' : '1.0.3');
+    const requested = req.headers['x-experience-api-version'];
+    res.setHeader('X-Experience-API-Version', answeredVersion(typeof requested === 'string' ? requested.trim() : '', this.config));
     return { version: ['1.0.0', '1.0.1', '1.0.2', '1.0.3', '2.0.0'] };
   }
 

@@ -80,22 +80,56 @@ export function relatedKeys(statement: Json): { agents: Set<string>; activities:
   return { agents, activities };
 }
 
-/** JSON with object keys sorted, so two equal statements give the same text. */
+/** JSON with object keys sorted, so two equal statements give the same text. One pass, no intermediate arrays. */
 export function canonicalJson(value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += i === 0 ? canonicalJson(value[i]) : `,${canonicalJson(value[i])}`;
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]])}`;
+  return `${out}}`;
+}
+
+/** The properties the LRS sets on a statement, left out of its content hash. */
+const LRS_SET = new Set(['stored', 'authority', 'version']);
+
+/**
+ * The canonical JSON of a statement without the properties the LRS sets (stored, authority, version): what
+ * contentHash hashes, and the body of the stored JSON (see storedJson). `id` stands for the statement's id when it
+ * has none (the LRS assigns it).
+ */
+export function canonicalContent(statement: Json, id: string): string {
+  const keys = Object.keys(statement).filter((k) => k !== 'id' && !LRS_SET.has(k));
+  keys.push('id');
+  keys.sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    out += `${i === 0 ? '' : ','}${JSON.stringify(k)}:${k === 'id' ? JSON.stringify(id) : canonicalJson(statement[k])}`;
+  }
+  return `${out}}`;
+}
+
+export function hashContent(canonical: string): string {
+  return createHash('sha256').update(canonical).digest('hex');
 }
 
 /** What identifies a statement's content: everything the client sent except what the LRS sets. */
 export function contentHash(statement: Json): string {
-  const { stored: _stored, authority: _authority, version: _version, ...rest } = statement;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+  return hashContent(canonicalContent(statement, statement.id));
+}
+
+/**
+ * The statement as stored: its canonical content (canonicalContent) with the properties the LRS sets put first,
+ * without serialising it a second time.
+ */
+export function storedJson(canonical: string, set: { authority: Json; stored: string; version: string; timestamp?: string }): string {
+  const head = `{"authority":${JSON.stringify(set.authority)},"stored":${JSON.stringify(set.stored)},"version":${JSON.stringify(set.version)}${set.timestamp !== undefined ? `,"timestamp":${JSON.stringify(set.timestamp)}` : ''}`;
+  return canonical === '{}' ? `${head}}` : `${head},${canonical.slice(1)}`;
 }
 
 /** format=ids: agents, groups and activities reduced to their identifiers. */
@@ -151,14 +185,17 @@ function languageRanges(header: string | undefined): string[] {
     .map((r) => r.tag);
 }
 
-/** One entry of a language map: the best match for the ranges (exact, then by prefix), else en-US, else the first. */
+/**
+ * One entry of a language map: the best match for the ranges (exact, then by prefix), else (no match, or only `*`)
+ * en-US, else the first. Statements are stored with their keys sorted, so "the first" is the first in that order.
+ */
 function oneLanguage(map: Json, ranges: string[]): Json {
   if (!map || typeof map !== 'object' || Array.isArray(map)) return map;
   const keys = Object.keys(map);
   if (keys.length <= 1) return map;
   const pick =
     ranges.map((r) => keys.find((k) => k.toLowerCase() === r)).find(Boolean) ??
-    ranges.map((r) => keys.find((k) => k.toLowerCase().startsWith(`${r}-`) || r.startsWith(`${k.toLowerCase()}-`) || r === '*')).find(Boolean) ??
+    ranges.map((r) => keys.find((k) => k.toLowerCase().startsWith(`${r}-`) || r.startsWith(`${k.toLowerCase()}-`))).find(Boolean) ??
     keys.find((k) => k.toLowerCase() === 'en-us') ??
     keys[0];
   return { [pick]: map[pick] };

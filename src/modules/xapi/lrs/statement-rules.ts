@@ -210,10 +210,8 @@ function context(path: string, value: unknown, objectIsActivity: boolean): void 
     if (!isObject(ca)) throw new StatementRuleError(`${path}.contextActivities`, 'must be an object');
     only(`${path}.contextActivities`, ca, ['parent', 'grouping', 'category', 'other']);
     for (const [k, v] of Object.entries(ca)) {
-      // The LRS returns every contextActivities value as an array, even when a single activity arrived.
-      const list = Array.isArray(v) ? v : [v];
-      list.forEach((a, i) => activity(`${path}.contextActivities.${k}[${i}]`, a));
-      ca[k] = list;
+      if (Array.isArray(v)) v.forEach((a, i) => activity(`${path}.contextActivities.${k}[${i}]`, a));
+      else activity(`${path}.contextActivities.${k}[0]`, v);
     }
   }
   if (value.revision !== undefined) {
@@ -309,25 +307,33 @@ function authority(path: string, value: unknown): void {
 
 /**
  * Checks one statement against a pragmatic core of the xAPI rules (Data part, section 2) and normalises it
- * (id lower-cased, contextActivities as arrays). Throws StatementRuleError naming the rule broken.
+ * (id lower-cased, contextActivities as arrays). Throws StatementRuleError naming the rule broken. The input is not
+ * changed: the result is a shallow copy, or a deep one when something had to be normalised.
  */
 export function validateStatement(input: unknown, path = 'statement'): Record<string, Json> {
   if (!isObject(input)) throw new StatementRuleError(path, 'must be a JSON object');
-  const s: Record<string, Json> = structuredClone(input);
-  only(path, s, ['id', 'actor', 'verb', 'object', 'result', 'context', 'timestamp', 'stored', 'authority', 'version', 'attachments']);
-  for (const [key, value] of Object.entries(s)) if (value === null) throw new StatementRuleError(`${path}.${key}`, 'must not be null');
-  if (s.id !== undefined) {
-    if (!isUuid(s.id)) throw new StatementRuleError(`${path}.id`, 'must be a UUID');
-    s.id = s.id.toLowerCase();
-  }
-  if (s.version !== undefined && (typeof s.version !== 'string' || !VERSION.test(s.version))) {
+  only(path, input, ['id', 'actor', 'verb', 'object', 'result', 'context', 'timestamp', 'stored', 'authority', 'version', 'attachments']);
+  for (const key in input) if (input[key] === null) throw new StatementRuleError(`${path}.${key}`, 'must not be null');
+  if (input.id !== undefined && !isUuid(input.id)) throw new StatementRuleError(`${path}.id`, 'must be a UUID');
+  if (input.version !== undefined && (typeof input.version !== 'string' || !VERSION.test(input.version))) {
     throw new StatementRuleError(`${path}.version`, 'must be 1.0.x or 2.0.x');
   }
-  if (s.stored !== undefined) timestamp(`${path}.stored`, s.stored);
-  if (s.authority !== undefined) authority(`${path}.authority`, s.authority);
-  body(path, s, true);
-  if (isObject(s.verb) && s.verb.id === VOIDED_VERB && (!isObject(s.object) || s.object.objectType !== 'StatementRef')) {
+  if (input.stored !== undefined) timestamp(`${path}.stored`, input.stored);
+  if (input.authority !== undefined) authority(`${path}.authority`, input.authority);
+  body(path, input, true);
+  if (isObject(input.verb) && input.verb.id === VOIDED_VERB && (!isObject(input.object) || input.object.objectType !== 'StatementRef')) {
     throw new StatementRuleError(`${path}.object`, 'of a voiding statement must be a StatementRef to the statement it voids');
+  }
+  const idToLower = typeof input.id === 'string' && input.id !== input.id.toLowerCase();
+  const wrap = (s: Record<string, Json>): boolean => isObject(s.context) && isObject(s.context.contextActivities) && Object.values(s.context.contextActivities).some((v) => !Array.isArray(v));
+  const sub = isObject(input.object) && input.object.objectType === 'SubStatement' ? input.object : null;
+  if (!idToLower && !wrap(input) && !(sub && wrap(sub))) return { ...input };
+  const s: Record<string, Json> = structuredClone(input);
+  if (idToLower) s.id = (s.id as string).toLowerCase();
+  for (const target of [s, sub ? s.object : null]) {
+    const ca = target?.context?.contextActivities;
+    // The LRS returns every contextActivities value as an array, even when a single activity arrived.
+    if (isObject(ca)) for (const [k, v] of Object.entries(ca)) if (!Array.isArray(v)) ca[k] = [v];
   }
   return s;
 }
