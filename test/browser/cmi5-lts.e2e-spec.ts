@@ -4,8 +4,8 @@ import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { Cmi5Runtime } from '../../src/modules/player/cmi5-runtime';
 import { FIXTURES, importCourse } from '../support/courses';
 import { CMI5_CATEGORY, MOVEON_CATEGORY, SESSION_EXT } from '../support/cmi5';
-import { launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 /**
  * ADL's cmi5 LMS Test Suite (CATAPULT lts/) against LCDS. Import: every package of its library is accepted or refused
@@ -85,25 +85,18 @@ describe('ADL cmi5 LMS Test Suite (CATAPULT lts/)', () => {
   let app: string;
   let appId: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'lts-learner', firstName: 'Test', lastName: 'Learner' };
-  const { createReg, link } = learnerRegistrations(() => s, () => app, learner);
+  const { createReg, link } = playerTestBed(
+    learner,
+    (bed) => {
+      ({ s, app, context } = bed);
+      appId = s.firstStart.application.appId;
+    },
+    undefined,
+    { teardown: () => console.log(`cmi5 LTS runtime cases: ${runtime.pass} passed, ${runtime.fail} failed`) },
+  );
   const imported = new Set<string>();
   const runtime = { pass: 0, fail: 0 };
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    appId = s.firstStart.application.appId;
-    app = basic(appId, s.firstStart.application.secretKey);
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-     
-    console.log(`cmi5 LTS runtime cases: ${runtime.pass} passed, ${runtime.fail} failed`);
-    await browser?.close();
-    await s?.close();
-  });
 
   const importPkg = async (file: string) => {
     const courseId = courseIdOf(file);

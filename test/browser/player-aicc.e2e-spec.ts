@@ -1,8 +1,8 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { aiccPackage } from '../support/aicc';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 /**
  * An AICC AU as such content is written: it reads aicc_sid and aicc_url from its query string (names in any case),
@@ -44,23 +44,12 @@ describe('player: AICC courses over HACP in a real browser', () => {
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-aicc', firstName: 'Grace', lastName: 'Hopper' };
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
-  const auFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'gen-aicc', { name: 'gen-aicc.zip', data: await aiccPackage(AU_PAGE, { masteryScore: '80' }), type: 'application/zip' });
     await importCourse(s.api, app, 'complex', fixture('aicc-complex-pre-ort.zip'));
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
+  const auFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
 
   it('runs a generated AU: cross-origin GetParam, a form-posted PutParam and ExitAU land in the registration', async () => {
     await createReg('r-gen', 'gen-aicc');

@@ -1,7 +1,7 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 const X = { 'x-experience-api-version': '1.0.3' };
 const SINGLE_AU = 'https://w3id.org/xapi/cmi5/catapult/lts/course/geology-intro-single-au-basic/1';
@@ -12,28 +12,17 @@ describe('player: cmi5 courses in a real browser', () => {
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-cmi5', firstName: 'Marie', lastName: 'Curie' };
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
+    await importCourse(s.api, app, 'catapult-single', fixture('cmi5-catapult-single-au-basic-framed.zip'));
+    await importCourse(s.api, app, 'catapult-multi', fixture('cmi5-catapult-multi-au-framed.zip'));
+  });
   const contentFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
   const verbs = async (registrationId: string) => {
     const registration = (await call(`${s.api}/registrations/${registrationId}`, { auth: app })).body.xapiRegistrationId as string;
     const res = await fetch(`${s.config.publicUrl}/lrs/${s.firstStart.application.appId}/statements?registration=${registration}&ascending=true&limit=500`, { headers: { authorization: app, ...X } });
     return ((await res.json()) as { statements: Array<{ verb: { id: string } }> }).statements.map((st) => st.verb.id.split('/').pop());
   };
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
-    await importCourse(s.api, app, 'catapult-single', fixture('cmi5-catapult-single-au-basic-framed.zip'));
-    await importCourse(s.api, app, 'catapult-multi', fixture('cmi5-catapult-multi-au-framed.zip'));
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
-  });
 
   it('single AU: framed in the player with the cmi5 launch parameters; its passed statement satisfies the AU and the course', async () => {
     await createReg('rc-single', 'catapult-single');

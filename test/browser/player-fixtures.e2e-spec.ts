@@ -1,7 +1,7 @@
 import { BrowserContext } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 /**
  * Every SCORM package of ../shared/fixtures/packages that should import (the README's table). The two content
@@ -33,23 +33,12 @@ describe('player: every SCORM fixture package imports, launches in chromium, ini
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, { id: 'sweep', firstName: 'Ann', lastName: 'Sweep' });
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
-    browser = await launchBrowser();
-    context = browser.context;
+  const { createReg, link, progress } = playerTestBed({ id: 'sweep', firstName: 'Ann', lastName: 'Sweep' }, (bed) => ({ s, app, context } = bed), async () => {
     // The 4th edition example loads jQuery and jQuery UI from Google's CDN, out of reach here: a stub with the one
     // call its start-up makes ($(…).dialog) lets it run.
     await context.route('https://ajax.googleapis.com/**', (route) =>
       route.fulfill({ contentType: 'text/javascript', body: route.request().url().includes('jqueryui') ? '' : 'window.jQuery = window.$ = function () { var o = { dialog: function () { return o; } }; return o; };' }),
     );
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
 
   it.each(PACKAGES)('$file', async ({ file, standard, scos, initializes, reportsStatus }) => {

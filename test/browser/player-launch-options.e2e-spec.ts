@@ -1,7 +1,7 @@
 import { BrowserContext, Page } from 'playwright-core';
 import { importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, scoPackage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, scoPackage, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 /** A PDF of `pages` pages, each with its number written on it (offsets computed, so pdf.js reads it without repair). */
 function pdfOf(pages: number): Buffer {
@@ -51,16 +51,8 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-o', firstName: 'Grace', lastName: 'Hopper' };
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
-  const open = (url: string) => openPage(context, url);
-  const sco = (page: Page) => page.frameLocator('#lcds-sco');
-  const history = async (id: string) => (await call(`${s.api}/registrations/${id}/launchHistory`, { auth: app })).body.launchHistory as unknown[];
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     // The SCO reports what the launch gave it: its query string, the learner and the language preference.
     const opts = await scoPackage(
       '2004',
@@ -74,13 +66,10 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     await importCourse(s.api, app, 'opts', { name: 'opts.zip', data: opts, type: 'application/zip' });
     await importCourse(s.api, app, 'handout', { name: 'handout.pdf', data: pdfOf(3), type: 'application/pdf' });
     await importCourse(s.api, app, 'tone', { name: 'tone.wav', data: wavOf(1), type: 'audio/wav' });
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
+  const open = (url: string) => openPage(context, url);
+  const sco = (page: Page) => page.frameLocator('#lcds-sco');
+  const history = async (id: string) => (await call(`${s.api}/registrations/${id}/launchHistory`, { auth: app })).body.launchHistory as unknown[];
 
   /** Launches a media course, plays it (muted: no user gesture in a test) and waits for the completion it reports. */
   const playToEnd = async (registrationId: string, courseId: string, element: 'video' | 'audio') => {

@@ -1,7 +1,7 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, waitFor, zipOf } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 const SCOS = [
   { id: 'sco-1', title: 'First lesson', raw: 70, time: '00:00:10' },
@@ -76,10 +76,15 @@ describe('player: multi-SCO courses (table of contents, Previous / Continue / Ex
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-m', firstName: 'Grace', lastName: 'Hopper' };
 
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
+    await importCourse(s.api, app, 'multi12', { name: 'multi12.zip', data: await threeScoPackage(), type: 'application/zip' });
+    await importCourse(s.api, app, 'golfmin12', fixture('scorm12-golf-runtime-minimum.zip'));
+    const done = (request: string) => `API.SetValue('cmi.completion_status', 'completed'); API.SetValue('cmi.session_time', 'PT5S'); API.SetValue('adl.nav.request', '${request}'); API.Terminate('');`;
+    await importCourse(s.api, app, 'nochoice04', { name: 'nochoice04.zip', data: await scorm2004Package('choice="false" flow="true"', [done('continue'), `window.finish = function () { ${done('exitAll')} };`]), type: 'application/zip' });
+    await importCourse(s.api, app, 'noflow04', { name: 'noflow04.zip', data: await scorm2004Package('choice="true" flow="false"', []), type: 'application/zip' });
+  });
   const open = (url: string) => openPage(context, url);
   /** The SCO frame once it shows content whose URL contains `part`. */
   const scoFrame = async (page: Page, part: string): Promise<Frame> => {
@@ -94,22 +99,6 @@ describe('player: multi-SCO courses (table of contents, Previous / Continue / Ex
   const contentUrl = async (page: Page) => ((await (await page.$('#lcds-sco'))?.contentFrame())?.url() ?? '');
   const tocItems = (page: Page) => page.locator('#lcds-toc .lcds-item');
   const item = (page: Page, id: string) => page.locator(`#lcds-toc .lcds-item[data-id="${id}"]`);
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
-    await importCourse(s.api, app, 'multi12', { name: 'multi12.zip', data: await threeScoPackage(), type: 'application/zip' });
-    await importCourse(s.api, app, 'golfmin12', fixture('scorm12-golf-runtime-minimum.zip'));
-    const done = (request: string) => `API.SetValue('cmi.completion_status', 'completed'); API.SetValue('cmi.session_time', 'PT5S'); API.SetValue('adl.nav.request', '${request}'); API.Terminate('');`;
-    await importCourse(s.api, app, 'nochoice04', { name: 'nochoice04.zip', data: await scorm2004Package('choice="false" flow="true"', [done('continue'), `window.finish = function () { ${done('exitAll')} };`]), type: 'application/zip' });
-    await importCourse(s.api, app, 'noflow04', { name: 'noflow04.zip', data: await scorm2004Package('choice="true" flow="false"', []), type: 'application/zip' });
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
-  });
 
   it('runs a generated three-SCO SCORM 1.2 course with Continue, Previous and Exit, and rolls progress up', async () => {
     await createReg('m12', 'multi12');

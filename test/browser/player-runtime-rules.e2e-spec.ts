@@ -1,7 +1,7 @@
 import { BrowserContext, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, scoPackage, waitFor, zipOf } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, scoPackage, waitFor, zipOf } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 interface Sco {
   id: string;
@@ -49,16 +49,8 @@ describe('player: SCORM runtime rules in a real browser (SCOs without a status, 
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-rules', firstName: 'Ada', lastName: 'Lovelace' };
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
-  const open = (url: string) => openPage(context, url);
-  const contentUrl = async (page: Page) => (await (await page.$('#lcds-sco'))?.contentFrame())?.url() ?? '';
-  const history = async (id: string) => (await call(`${s.api}/registrations/${id}/launchHistory`, { auth: app })).body.launchHistory as Array<{ exitTime?: string }>;
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'golfmin', fixture('scorm12-golf-runtime-minimum.zip'));
     // A SCO that reports a raw score but no status, under a mastery score of 80.
     await importCourse(s.api, app, 'mastery12', {
@@ -110,13 +102,10 @@ describe('player: SCORM runtime rules in a real browser (SCOs without a status, 
       ),
       type: 'application/zip',
     });
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
+  const open = (url: string) => openPage(context, url);
+  const contentUrl = async (page: Page) => (await (await page.$('#lcds-sco'))?.contentFrame())?.url() ?? '';
+  const history = async (id: string) => (await call(`${s.api}/registrations/${id}/launchHistory`, { auth: app })).body.launchHistory as Array<{ exitTime?: string }>;
 
   it('SCORM 1.2 "minimum" SCOs (LMSInitialize and LMSFinish only) are completed when they finish: all 18 golf SCOs walked complete the course', async () => {
     await createReg('golfmin', 'golfmin');

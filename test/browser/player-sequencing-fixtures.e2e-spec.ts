@@ -1,7 +1,7 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { ActivityNode, activityLines, expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
-import { basic, startTestServer, TestServer } from '../support/test-server';
+import { activityLines, ActivityNode, expectNavUi, openPage, playerTestBed, waitFor } from '../support/player';
+import { TestServer } from '../support/test-server';
 
 /**
  * The three SCORM 2004 sequencing examples (Rustici golf samples) played in chromium through the server's sequencing
@@ -24,15 +24,8 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, { id: 'seq-golfer', firstName: 'Bobby', lastName: 'Jones' });
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  const { createReg, link, progress } = playerTestBed({ id: 'seq-golfer', firstName: 'Bobby', lastName: 'Jones' }, (bed) => ({ s, app, context } = bed), async () => {
     for (const f of ['scorm2004-3rd-golf-seq-forced-sequential', 'scorm2004-3rd-golf-seq-posttest-rollup', 'scorm2004-4th-golf-seq-posttest-rollup']) await importCourse(s.api, app, f, fixture(`${f}.zip`));
-    browser = await launchBrowser();
-    context = browser.context;
     // The 4th edition example loads jQuery and jQuery UI from Google's CDN, out of reach here: a stub with the calls it makes.
     await context.route('https://ajax.googleapis.com/**', (route) =>
       route.fulfill({
@@ -40,10 +33,6 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
         body: route.request().url().includes('jqueryui') ? '' : 'window.jQuery = window.$ = function () { var o = { dialog: function () { return o; }, val: function () { return ""; } }; return o; };',
       }),
     );
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
 
   /** The SCO frame once it shows content whose URL contains `part` (and the SCO initialised). */

@@ -1,7 +1,7 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { importCourse } from '../support/courses';
-import { ActivityNode, activityLines, expectNavUi, launchBrowser, learnerRegistrations, openPage, waitFor, zipOf } from '../support/player';
-import { basic, startTestServer, TestServer } from '../support/test-server';
+import { activityLines, ActivityNode, expectNavUi, openPage, playerTestBed, waitFor, zipOf } from '../support/player';
+import { TestServer } from '../support/test-server';
 
 /**
  * SCORM 2004 sequencing rule families, each in a generated 4th edition package whose items all launch one stand-in SCO
@@ -41,20 +41,8 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   let n = 0;
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, { id: 'seq-rules', firstName: 'Ada', lastName: 'Lovelace' });
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
-  });
+  const { createReg, link, progress } = playerTestBed({ id: 'seq-rules', firstName: 'Ada', lastName: 'Lovelace' }, (bed) => ({ s, app, context } = bed));
 
   /** Imports a package, registers the learner and opens the player; returns the page and the registration id. */
   const start = async (orgBody: string, orgSeq?: string): Promise<{ page: Page; reg: string }> => {

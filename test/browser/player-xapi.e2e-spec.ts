@@ -1,7 +1,7 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 import { tincanPackage } from '../support/xapi-launch';
 
 /**
@@ -37,24 +37,13 @@ describe('player: xAPI (TinCan) courses in a real browser', () => {
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-tincan', firstName: 'Alan', lastName: 'Turing' };
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
-  const contentFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'gen-tincan', { name: 'gen-tincan.zip', data: await tincanPackage(CONTENT), type: 'application/zip' });
     await importCourse(s.api, app, 'golf-tincan', fixture('xapi-tincan-golfexample.zip'));
     await importCourse(s.api, app, 'locator-tincan', fixture('xapi-tincan-locator.zip'));
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
+  const contentFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
 
   it('the content reads its launch parameters, finds no SCORM API, and its passed statement completes and passes the registration', async () => {
     await createReg('rt-gen', 'gen-tincan');

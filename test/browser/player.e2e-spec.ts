@@ -2,24 +2,16 @@ import { BrowserContext, Page } from 'playwright-core';
 import { KeyRing } from '../../src/platform/crypto/keyring';
 import { encodeToken } from '../../src/modules/player/player-tokens';
 import { fixture, importCourse } from '../support/courses';
-import { launchBrowser, learnerRegistrations, openPage, scoPackage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { openPage, playerTestBed, scoPackage, waitFor } from '../support/player';
+import { call, TestServer } from '../support/test-server';
 
 describe('player: launch links, the SCORM runtime in a real browser, commits, progress', () => {
   let s: TestServer;
   let app: string;
   let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   const learner = { id: 'learner-1', firstName: 'Ada', lastName: 'Lovelace' };
 
-  const { createReg, link, progress } = learnerRegistrations(() => s, () => app, learner);
-  const open = (url: string) => openPage(context, url);
-  const sco = (page: Page) => page.frameLocator('#lcds-sco');
-  const scoFrame = (page: Page) => page.frames().find((f) => f.url().includes('/content/'))!;
-
-  beforeAll(async () => {
-    s = await startTestServer();
-    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'golf12', fixture('scorm12-golf-runtime-basic.zip'));
     await importCourse(s.api, app, 'golf2004', fixture('scorm2004-3rd-golf-runtime-basic.zip'));
     const gen12 = await scoPackage(
@@ -48,13 +40,10 @@ describe('player: launch links, the SCORM runtime in a real browser, commits, pr
     );
     await importCourse(s.api, app, 'gen12', { name: 'gen12.zip', data: gen12, type: 'application/zip' });
     await importCourse(s.api, app, 'gen2004', { name: 'gen2004.zip', data: gen2004, type: 'application/zip' });
-    browser = await launchBrowser();
-    context = browser.context;
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await s?.close();
   });
+  const open = (url: string) => openPage(context, url);
+  const sco = (page: Page) => page.frameLocator('#lcds-sco');
+  const scoFrame = (page: Page) => page.frames().find((f) => f.url().includes('/content/'))!;
 
   it('runs a generated SCORM 1.2 SCO and records exact completion, success, score, time and runtime', async () => {
     await createReg('r12', 'gen12');

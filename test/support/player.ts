@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrowserContext, chromium, Page } from 'playwright-core';
 import { ZipFile } from 'yazl';
-import { call, TestServer } from './test-server';
+import { basic, call, startTestServer, TestServer } from './test-server';
 
 /** Debian's chromium with a fresh profile, never a downloaded browser. */
 export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
@@ -57,6 +57,42 @@ export async function followLaunch(baseUrl: string, launchLink: string): Promise
   expect(launched.status).toBe(303);
   const page = new URL(launched.headers.get('location')!, baseUrl);
   return { page, html: await (await fetch(page)).text() };
+}
+
+/** What the tests of a browser test file share: the test server, the first application's basic auth, chromium. */
+export interface PlayerBed {
+  s: TestServer;
+  app: string;
+  context: BrowserContext;
+}
+
+/**
+ * The set-up of a browser test file, before all its tests: a test server, the first application's credentials and
+ * chromium, handed to `ready` (the file's own variables), then `setUp` (courses to import, routes to stub); after
+ * all tests, `teardown`, then both are closed. Returns the registration calls of `learnerRegistrations`.
+ */
+export function playerTestBed(
+  learner: { id: string; firstName?: string; lastName?: string },
+  ready: (bed: PlayerBed) => void,
+  setUp: () => Promise<void> = () => Promise.resolve(),
+  options: { teardown?: () => void } = {},
+) {
+  let server: TestServer | undefined;
+  let app = '';
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+  beforeAll(async () => {
+    server = await startTestServer();
+    app = basic(server.firstStart.application.appId, server.firstStart.application.secretKey);
+    browser = await launchBrowser();
+    ready({ s: server, app, context: browser.context });
+    await setUp();
+  }, 120_000);
+  afterAll(async () => {
+    options.teardown?.();
+    await browser?.close();
+    await server?.close();
+  });
+  return learnerRegistrations(() => server!, () => app, learner);
 }
 
 /** Registration calls the player tests make; the server and credentials are read when called. */
