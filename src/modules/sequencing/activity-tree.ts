@@ -162,7 +162,7 @@ export class ActivityTree {
     return (this.state.globalObjectives[target] ??= emptyObjective());
   }
   /** The objective as the sequencer sees it: a read map's known global value, else the local value. */
-  readObjective(id: string, o: ObjectiveDefinition, forRuntime = false): ObjectiveState {
+  readObjective(id: string, o: ObjectiveDefinition, forRuntime = false, forRules = false): ObjectiveState {
     let localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
     if (this.staleView?.objective) localState = { ...localState, progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 };
     if (this.staleView?.progress) localState = { ...localState, completionKnown: undefined, completed: undefined, progressMeasureKnown: undefined, progressMeasure: undefined };
@@ -171,6 +171,15 @@ export class ActivityTree {
     if (!this.a(id).tracked && !forRuntime) return out;
     for (const m of o.maps) {
       const g = this.state.globalObjectives[m.targetObjectiveID];
+      // For sequencing rule conditions a read map makes the shared objective the source of the satisfaction status,
+      // even while it is unknown: the local status (e.g. set by the LMS at the end of the attempt, objectiveSetByContent
+      // false) does not show through (ADL test case CM-13; the ADL reference RTE keeps a record per global objective
+      // from the start). Rollup and reporting keep the local value. Satisfied-by-measure objectives are judged on
+      // their measure below instead.
+      if (forRules && !o.satisfiedByMeasure && m.readSatisfiedStatus && !g?.progressStatus) {
+        out.progressStatus = false;
+        out.satisfiedStatus = false;
+      }
       if (!g) continue;
       if (m.readSatisfiedStatus && g.progressStatus) {
         out.progressStatus = true;
@@ -307,7 +316,7 @@ export class ActivityTree {
     const a = this.a(id);
     const s = this.s(id);
     const objDef = this.objectiveDef(id, c.referencedObjective);
-    const obj = objDef ? this.readObjective(id, objDef) : emptyObjective();
+    const obj = objDef ? this.readObjective(id, objDef, false, true) : emptyObjective();
     let v: Tri;
     switch (c.condition) {
       case 'satisfied':
