@@ -306,9 +306,14 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
     renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
     var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    // adlnav:hideLMSUI of the running SCO: its buttons are hidden (the requests stay valid for the SCO itself).
+    var hideUi = (sq.hideUi && sq.hideUi[current.activityId]) || [];
+    // The page's one Exit button (exit all) hides for "exit" or "exitAll".
+    var requestsOf = { 'lcds-prev': ['previous'], 'lcds-next': ['continue'], 'lcds-exit': ['exit', 'exitAll'], 'lcds-suspend': ['suspendAll'] };
     for (var id in buttons) {
       var el = $(id); if (!el) continue;
-      el.hidden = !buttons[id]; el.disabled = busy || finished || !buttons[id];
+      var hiddenByContent = requestsOf[id].some(function (r) { return hideUi.indexOf(r) >= 0; });
+      el.hidden = !buttons[id] || hiddenByContent; el.disabled = busy || finished || !buttons[id] || hiddenByContent;
     }
   }
   /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */

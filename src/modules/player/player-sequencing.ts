@@ -185,6 +185,17 @@ export function navOf(engine: SequencingEngine): SequencingNav {
   return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion };
 }
 
+/** The player buttons the page hides while each SCO runs (adlnav:presentation/navigationInterface/hideLMSUI). */
+export const HIDE_LMS_UI = ['continue', 'previous', 'exit', 'exitAll', 'abandon', 'abandonAll', 'suspendAll'] as const;
+export function hideLmsUiOf(launchables: ReadonlyArray<{ id: string; data: Record<string, unknown> }>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const l of launchables) {
+    const list = Array.isArray(l.data.hideLMSUI) ? l.data.hideLMSUI.filter((v): v is string => typeof v === 'string' && (HIDE_LMS_UI as readonly string[]).includes(v)) : [];
+    if (list.length) out[l.id] = list;
+  }
+  return out;
+}
+
 /** Activities the table of contents does not show (adlcp:isvisible="false"). */
 export function invisibleOf(def: SequencingDefinition): string[] {
   return def.order.filter((id) => !def.activities[id].isVisible);

@@ -33,7 +33,7 @@ import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.ent
 import { scorm12FinishedCmi } from './scorm12-finish';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionTokens } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
-import { applyEngine, cachedDefinition, definitionOf, engineOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
+import { applyEngine, cachedDefinition, definitionOf, engineOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import type { NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
@@ -69,7 +69,7 @@ export interface PlayerPageModel extends ActivityLaunch {
   launchType: string;
   nav: PlayerNav;
   /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
-  seq?: { nav: SequencingNav; hidden: string[]; ids: string[] };
+  seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
 }
 
 /** The answer to a navigation request of a sequenced course: what to run next, or that the session ended. */
@@ -663,7 +663,7 @@ export class PlayerService {
       ...(s.culture ? { culture: s.culture } : {}),
       launchType: await this.launchTypeOf(session, version),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
-      ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order } } : {}),
+      ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
     };
   }
 
