@@ -254,4 +254,23 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     expect(p.activityDetails.suspended).toBe(false);
     await again.close();
   });
+  it('adlnav:hideLMSUI hides the listed buttons while that SCO runs; the SCO may still make the requests', async () => {
+    const hide = (...names: string[]) =>
+      `<adlnav:presentation><adlnav:navigationInterface>${names.map((x) => `<adlnav:hideLMSUI>${x}</adlnav:hideLMSUI>`).join('')}</adlnav:navigationInterface></adlnav:presentation>`;
+    const item = (id: string, extra: string) => `<item identifier="${id}" identifierref="R" parameters="?id=${id}"><title>${id}</title>${extra}</item>`;
+    const { page } = await start(item('a', hide('continue', 'suspendAll')) + item('b', hide('previous', 'exit')) + leaf('c'));
+    const a = await at(page, 'a');
+    await expectNavUi(page, { choice: ['a', 'b', 'c'], buttons: ['Exit'] });
+    expect(await valid(page, 'continue')).toBe('true');
+    await leave(a, 'continue');
+    await at(page, 'b');
+    await expectNavUi(page, { choice: ['a', 'b', 'c'], buttons: ['Continue', 'Suspend'] });
+    await click(page, 'Continue');
+    await at(page, 'c');
+    // An activity without hideLMSUI shows every valid button again.
+    await expectNavUi(page, { choice: ['a', 'b', 'c'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await click(page, 'Exit');
+    await done(page);
+    await page.close();
+  });
 });
