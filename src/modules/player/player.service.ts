@@ -54,6 +54,8 @@ export interface ActivityLaunch {
   xapi?: true;
   /** cmi5 AUs with launchMethod OwnWindow: the AU replaces the player page (its returnURL leads back). */
   ownWindow?: true;
+  /** SCORM 2004 adl.data: the SCO's shared data maps (adl.data.n in order) and the stores it may read. */
+  sharedData?: ReturnType<SequencingEngine['sharedDataOf']>;
 }
 
 /** What the player page needs: the activity it starts with, and the course's table of contents. */
@@ -88,6 +90,8 @@ export interface CommitBody {
   final?: boolean;
   /** The SCO called LMSInitialize/Initialize (the player page says; other callers: assumed). */
   initialized?: boolean;
+  /** SCORM 2004 adl.data: the stores the SCO may write, by target id. */
+  sharedData?: Record<string, unknown>;
 }
 
 interface SessionContext {
@@ -611,7 +615,9 @@ export class PlayerService {
       cmi5 ? this.cmi5.launchQuery(session.appId, session.id, new Date(session.expiresAt), cmi5) : '',
     ]);
     const media = mediaOf(ctx.version);
+    const shared = engine?.sharedDataOf(launchable.id);
     return {
+      ...(shared?.maps.length ? { sharedData: shared } : {}),
       activityId: launchable.id,
       title: launchable.title,
       contentHref: href,
@@ -781,6 +787,9 @@ export class PlayerService {
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
     if (body.activityId !== s.activityId) throw new PlayerError(400, 'Bad commit', 'activityId is not the activity of this session');
     if (typeof body.cmi !== 'object' || body.cmi === null || Array.isArray(body.cmi)) throw new PlayerError(400, 'Bad commit', 'cmi must be an object');
+    if (body.sharedData !== undefined && (typeof body.sharedData !== 'object' || body.sharedData === null || Array.isArray(body.sharedData))) {
+      throw new PlayerError(400, 'Bad commit', 'sharedData must be an object of adl.data stores by target id');
+    }
     if (!s.tracking) return { applied: false };
     const seq = (s.seqBase ?? 0) + body.seq;
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
@@ -815,6 +824,7 @@ export class PlayerService {
         engine = engineOf(def, inst.sequencingState);
         // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
         engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, sessionSeconds));
+        if (body.sharedData) engine.writeSharedData(s.activityId, body.sharedData);
         applyEngine(tree, engine);
         seqState = serializeEngine(engine);
       } else rollUp(tree, rollupOf(session), s.activityId);

@@ -49,6 +49,8 @@ export interface TrackingState {
   suspendedActivity?: string;
   activities: Record<string, ActivityState>;
   globalObjectives: Record<string, ObjectiveState>;
+  /** adl.data shared data buckets (4th edition), by target id: the store of each bucket a SCO wrote. */
+  sharedData?: Record<string, string>;
   /** State of the seeded random number generator (selection and randomization). */
   rng: number;
 }
