@@ -204,9 +204,10 @@ export class ActivityTree {
       if (m.readMaxScore && g.maxScore !== undefined) out.maxScore = g.maxScore;
     }
     // An objective satisfied by measure is judged on its (possibly read) measure; a cluster's primary objective is
-    // judged by the rollup (RB.1.2a) instead, unless the rollup knows nothing and a rule condition asks about a
-    // measure it reads before the cluster's first attempt (ADL test case OB-03c: a cluster skipped on a shared measure).
-    const readOnly = forRules && o.primary && !this.isLeaf(id) && this.s(id).attemptCount === 0 && !out.progressStatus && out.measureStatus;
+    // judged by the rollup (RB.1.2a) instead, except in sequencing rule conditions when it reads a known shared
+    // measure: then that measure decides, as for a leaf (ADL test cases OB-03c, RU-13b).
+    const readMeasure = o.maps.some((m) => m.readNormalizedMeasure && this.state.globalObjectives[m.targetObjectiveID]?.measureStatus);
+    const readOnly = forRules && o.primary && !this.isLeaf(id) && readMeasure;
     if (o.satisfiedByMeasure && (this.isLeaf(id) || !o.primary || readOnly)) {
       out.progressStatus = out.measureStatus;
       out.satisfiedStatus = out.measureStatus && out.normalizedMeasure >= o.minNormalizedMeasure;

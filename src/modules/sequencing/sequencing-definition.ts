@@ -148,6 +148,8 @@ export interface SequencingDefinition {
   /** Activities in preorder (tree order). */
   order: string[];
   activities: Record<string, ActivityDefinition>;
+  /** adlseq:objectivesGlobalToSystem (default true); false: the shared objectives belong to one attempt on the course. */
+  objectivesGlobalToSystem?: boolean;
 }
 
 /** The canonical JSON of an XML element as the course parser keeps it (package-xml.ts `XmlJson`). */
@@ -398,5 +400,5 @@ export function buildSequencingDefinition({ rootActivity, packageData }: Manifes
     for (const c of a.children) walk(c, a.itemIdentifier, false);
   };
   walk(rootActivity, undefined, true);
-  return { root: rootActivity.itemIdentifier, order, activities };
+  return { root: rootActivity.itemIdentifier, order, activities, ...(org.objectivesGlobalToSystem === false ? { objectivesGlobalToSystem: false } : {}) };
 }
