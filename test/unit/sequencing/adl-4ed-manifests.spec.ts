@@ -93,6 +93,7 @@ async function replay(tc: string, sc: Scenario, out: { globals?: Record<string, 
   let r = begin(resolve(sc.start));
   for (let i = 0; i < sc.steps.length; i++) {
     const step = { ...sc.steps[i], deliver: resolve(sc.steps[i].deliver) };
+    // Debugging aid: SEQ_TRACE=<test case> prints every activity's status at each visit (SEQ_DEBUG=1: each difference).
     if (process.env.SEQ_TRACE === tc) {
       console.log(`visit ${i + 1} ${JSON.stringify(r)}\n` + data.order.map((id) => JSON.stringify(engine.status(id))).join('\n') + `\nglobals ${JSON.stringify(engine.globalObjectives())}`);
     }
