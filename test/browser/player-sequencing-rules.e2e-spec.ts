@@ -254,4 +254,52 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
     expect(p.activityDetails.suspended).toBe(false);
     await again.close();
   });
+  it('adlnav:hideLMSUI hides the listed buttons while that SCO runs; the SCO may still make the requests', async () => {
+    const hide = (...names: string[]) =>
+      `<adlnav:presentation><adlnav:navigationInterface>${names.map((x) => `<adlnav:hideLMSUI>${x}</adlnav:hideLMSUI>`).join('')}</adlnav:navigationInterface></adlnav:presentation>`;
+    const item = (id: string, extra: string) => `<item identifier="${id}" identifierref="R" parameters="?id=${id}"><title>${id}</title>${extra}</item>`;
+    const { page } = await start(item('a', hide('continue', 'suspendAll')) + item('b', hide('previous', 'exit')) + leaf('c'));
+    const a = await at(page, 'a');
+    await expectNavUi(page, { choice: ['a', 'b', 'c'], buttons: ['Exit'] });
+    expect(await valid(page, 'continue')).toBe('true');
+    await leave(a, 'continue');
+    await at(page, 'b');
+    await expectNavUi(page, { choice: ['a', 'b', 'c'], buttons: ['Continue', 'Suspend'] });
+    await click(page, 'Continue');
+    await at(page, 'c');
+    // An activity without hideLMSUI shows every valid button again.
+    await expectNavUi(page, { choice: ['a', 'b', 'c'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await click(page, 'Exit');
+    await done(page);
+    await page.close();
+  });
+  it('adl.data: a SCO writes a shared data bucket, another reads it; the store outlives the session', async () => {
+    const shared = (...maps: string[]) => `<adlcp:data>${maps.join('')}</adlcp:data>`;
+    const map = (target: string, read: boolean, write: boolean) => `<adlcp:map targetID="${target}" readSharedData="${read}" writeSharedData="${write}"/>`;
+    const item = (id: string, extra: string) => `<item identifier="${id}" identifierref="R" parameters="?id=${id}"><title>${id}</title>${extra}</item>`;
+    const { page, reg } = await start(item('a', shared(map('notes', true, true))) + item('b', shared(map('other', true, true), map('notes', true, false))));
+    type Api = { GetValue(k: string): string; SetValue(k: string, x: string): string; GetLastError(): string };
+    const get = (f: Frame, k: string) => f.evaluate((key) => (window as unknown as { API: Api }).API.GetValue(key), k);
+    const a = await at(page, 'a');
+    expect(await get(a, 'adl.data._count')).toBe('1');
+    expect(await get(a, 'adl.data.0.id')).toBe('notes');
+    await report(page, a, { 'adl.data.0.store': 'written by a' });
+    await leave(a, 'continue');
+    const b = await at(page, 'b');
+    expect(await get(b, 'adl.data._count')).toBe('2');
+    expect(await get(b, 'adl.data.1.id')).toBe('notes');
+    expect(await get(b, 'adl.data.1.store')).toBe('written by a');
+    // b may not write "notes" (writeSharedData="false"): scorm-again refuses the SetValue.
+    expect(await b.evaluate(() => (window as unknown as { API: Api }).API.SetValue('adl.data.1.store', 'b'))).toBe('false');
+    await report(page, b, { 'adl.data.0.store': 'b was here' });
+    await click(page, 'Suspend');
+    await done(page);
+    await page.close();
+    // A new launch: the stores come from the registration, not from the browser.
+    const again = await openPage(context, await link(reg));
+    const b2 = await at(again, 'b');
+    expect(await get(b2, 'adl.data.0.store')).toBe('b was here');
+    expect(await get(b2, 'adl.data.1.store')).toBe('written by a');
+    await again.close();
+  });
 });

@@ -49,7 +49,7 @@ describe('player: SCORM 2004 sequencing over HTTP', () => {
   };
   const post = async (url: string, body: unknown) => {
     const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: r.status, body: (await r.json()) as any };
+    return { status: r.status, body: await r.json() };
   };
 
   it('refuses what is not a navigation request (400), and a course without sequencing', async () => {
@@ -76,6 +76,9 @@ describe('player: SCORM 2004 sequencing over HTTP', () => {
     // w writes the shared objective through its map.
     const c = await post(`${player}commit`, { seq: 1, activityId: 'w', cmi: { 'cmi.objectives.0.id': 'w-obj', 'cmi.objectives.0.success_status': 'passed' } });
     expect(c.body).toMatchObject({ applied: true, nav: { continue: true } });
+    // The registration's globalObjectives (RegistrationSchema) show the shared objective.
+    const reg = async () => (await call(`${s.api}/registrations/sh`, { auth: app })).body as { globalObjectives: Array<Record<string, unknown>> };
+    expect((await reg()).globalObjectives).toEqual([{ id: 'g.shared', primary: false, objectiveCompletion: 'UNKNOWN', objectiveSuccess: 'PASSED' }]);
     let toB = await post(`${player}nav`, { request: '{target=b}choice' });
     expect(toB.body.launch.activityId).toBe('b');
     expect(objective(toB.body.launch.cmi, 'from-g', 'success_status')).toBe('passed');
@@ -88,6 +91,7 @@ describe('player: SCORM 2004 sequencing over HTTP', () => {
     expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
 
     expect((await call(`${s.api}/registrations/sh/globalData`, { method: 'DELETE', auth: app })).status).toBe(204);
+    expect((await reg()).globalObjectives).toEqual([]);
     player = await launch('sh');
     toB = await post(`${player}nav`, { request: '{target=b}choice' });
     expect(toB.body.launch.activityId).toBe('b');

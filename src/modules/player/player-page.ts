@@ -32,6 +32,7 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     // SCORM 2004: the server's sequencing engine decides navigation; the page shows what it says is valid.
     seq: model.seq ?? null,
     cmi: model.cmi,
+    sharedData: model.sharedData ?? null,
     // An AICC AU reports over HACP to the server itself: the page's SCORM API commits nothing.
     // An xAPI course reports to the LRS itself: the page's SCORM API commits nothing and is not exposed.
     tracking: model.tracking && !model.aicc && !model.xapi,
@@ -167,15 +168,23 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
+  /** adl.data: the stores the SCO may write (the server keeps them for the registration). */
+  function withShared(a, payload) {
+    if (a && a.adl && typeof a.adl.captureWritableSharedDataSnapshot === 'function') {
+      var stores = a.adl.captureWritableSharedDataSnapshot();
+      if (stores && Object.keys(stores).length) payload.sharedData = stores;
+    }
+    return payload;
+  }
   function commit(a, params, final) {
     if (!cfg.tracking || a !== api) return; // an API left behind by a switch commits nothing
-    var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final, initialized: a.currentState > 0 };
+    var payload = withShared(a, { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final, initialized: a.currentState > 0 });
     if (unloading) { post(cfg.commitUrl, payload, true).catch(function () {}); return; }
     pending = payload;
     flush();
   }
 
-  function createApi(cmi) {
+  function createApi(cmi, shared) {
     var a;
     var httpService = {
       processHttpRequest: function (url, params, immediate, apiLog, processListeners, metadata) {
@@ -195,6 +204,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     };
     a = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
     a.loadFromFlattenedJSON(cmi, '');
+    // SCORM 2004 adl.data: the SCO's shared data buckets (its maps, in order) with the stores the server holds.
+    if (shared && a.adl && typeof a.adl.configureSharedDataMaps === 'function') {
+      a.adl.configureSharedDataMaps(shared.maps);
+      a.adl.restoreSharedDataSnapshot(shared.stores || {});
+    }
     api = a; terminated = false; navRequest = null;
     // An AICC AU finds no SCORM API (content that tries SCORM first then talks HACP, which the server records).
     if (!cfg.aiccUrl && !cfg.noApi) { if (cfg.version === '1.2') window.API = a; else window.API_1484_11 = a; }
@@ -222,7 +236,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       return (m[1] === 'choice' ? v.choice : v.jump).indexOf(m[2]) >= 0 ? 'true' : 'false';
     };
   }
-  createApi(cfg.cmi);
+  createApi(cfg.cmi, cfg.sharedData);
   window.lcdsPlayer = {
     api: api,
     current: function () { return current.activityId; },
@@ -306,9 +320,14 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
     renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
     var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    // adlnav:hideLMSUI of the running SCO: its buttons are hidden (the requests stay valid for the SCO itself).
+    var hideUi = (sq.hideUi && sq.hideUi[current.activityId]) || [];
+    // The page's one Exit button (exit all) hides for "exit" or "exitAll".
+    var requestsOf = { 'lcds-prev': ['previous'], 'lcds-next': ['continue'], 'lcds-exit': ['exit', 'exitAll'], 'lcds-suspend': ['suspendAll'] };
     for (var id in buttons) {
       var el = $(id); if (!el) continue;
-      el.hidden = !buttons[id]; el.disabled = busy || finished || !buttons[id];
+      var hiddenByContent = requestsOf[id].some(function (r) { return hideUi.indexOf(r) >= 0; });
+      el.hidden = !buttons[id] || hiddenByContent; el.disabled = busy || finished || !buttons[id] || hiddenByContent;
     }
   }
   /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */
@@ -324,7 +343,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (out.error) show(T.notAllowed.replace('{reason}', out.error)); else hide();
       if (out.launch) {
         current = { activityId: out.launch.activityId, title: out.launch.title };
-        createApi(out.launch.cmi);
+        createApi(out.launch.cmi, out.launch.sharedData);
         renderNav();
         $('lcds-sco').title = out.launch.title || '';
         openContent(out.launch.contentUrl);
@@ -406,7 +425,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
         .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); });
     }).then(function (launch) {
       current = { activityId: launch.activityId, title: launch.title };
-      createApi(launch.cmi);
+      createApi(launch.cmi, launch.sharedData);
       busy = false; renderNav();
       $('lcds-sco').title = launch.title || '';
       openContent(launch.contentUrl, launch.ownWindow === true);
@@ -426,7 +445,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     unloading = true;
     // The SCO may still be running (tab closed mid-lesson): send its current state now, with keepalive.
     if (!finished && !terminated && cfg.tracking) {
-      var payload = { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true, initialized: api.currentState > 0 };
+      var payload = withShared(api, { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true, initialized: api.currentState > 0 });
       if (pending) pending = null;
       post(cfg.commitUrl, payload, true).catch(function () {});
     } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }

@@ -5,7 +5,7 @@
  * `adl.nav.request_valid` from.
  */
 import type { CourseVersionEntity } from '../courses/entities/course-version.entity';
-import type { ActivityResult, Completion, Success } from '../registrations/registration-types';
+import type { ActivityResult, Completion, Objective, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
 import { SequencingEngine, type NavigationRequest, type RuntimeResults, type SerializedSequencingState } from '../sequencing/sequencing-engine';
 import { formatTracked, trackedSeconds, type FlatCmi } from './scorm-runtime';
@@ -183,6 +183,34 @@ export function navOf(engine: SequencingEngine): SequencingNav {
   const leaf = (id: string) => (engine.definition.activities[id]?.children.length ?? 0) === 0;
   const completion = Object.fromEntries(engine.definition.order.filter(leaf).map((id) => [id, COMPLETION_OF[engine.status(id).completion]]));
   return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion };
+}
+
+/** The registration's globalObjectives (ObjectiveSchema[]): the engine's shared objectives, by target id. */
+export function globalObjectivesOf(engine: SequencingEngine): Objective[] {
+  return Object.entries(engine.globalObjectives())
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, g]) => ({
+      id,
+      primary: false,
+      ...(g.measureStatus ? { score: { scaled: g.normalizedMeasure } } : {}),
+      ...(g.rawScore !== undefined ? { scoreRaw: g.rawScore } : {}),
+      ...(g.minScore !== undefined ? { scoreMin: g.minScore } : {}),
+      ...(g.maxScore !== undefined ? { scoreMax: g.maxScore } : {}),
+      ...(g.progressMeasureKnown && g.progressMeasure !== undefined ? { progressMeasure: g.progressMeasure } : {}),
+      objectiveCompletion: g.completionKnown ? (g.completed ? 'COMPLETED' : 'INCOMPLETE') : 'UNKNOWN',
+      objectiveSuccess: g.progressStatus ? (g.satisfiedStatus ? 'PASSED' : 'FAILED') : 'UNKNOWN',
+    }));
+}
+
+/** The player buttons the page hides while each SCO runs (adlnav:presentation/navigationInterface/hideLMSUI). */
+export const HIDE_LMS_UI = ['continue', 'previous', 'exit', 'exitAll', 'abandon', 'abandonAll', 'suspendAll'] as const;
+export function hideLmsUiOf(launchables: ReadonlyArray<{ id: string; data: Record<string, unknown> }>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const l of launchables) {
+    const list = Array.isArray(l.data.hideLMSUI) ? l.data.hideLMSUI.filter((v): v is string => typeof v === 'string' && (HIDE_LMS_UI as readonly string[]).includes(v)) : [];
+    if (list.length) out[l.id] = list;
+  }
+  return out;
 }
 
 /** Activities the table of contents does not show (adlcp:isvisible="false"). */

@@ -14,7 +14,7 @@ import { RegistrationEntity } from '../registrations/entities/registration.entit
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
-import type { ActivityResult } from '../registrations/registration-types';
+import type { ActivityResult, Objective } from '../registrations/registration-types';
 import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
 import { RegistrationsService, settingCourseRef } from '../registrations/registrations.service';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
@@ -33,7 +33,7 @@ import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.ent
 import { scorm12FinishedCmi } from './scorm12-finish';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionTokens } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
-import { applyEngine, cachedDefinition, definitionOf, engineOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
+import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import type { NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
@@ -54,6 +54,8 @@ export interface ActivityLaunch {
   xapi?: true;
   /** cmi5 AUs with launchMethod OwnWindow: the AU replaces the player page (its returnURL leads back). */
   ownWindow?: true;
+  /** SCORM 2004 adl.data: the SCO's shared data maps (adl.data.n in order) and the stores it may read. */
+  sharedData?: ReturnType<SequencingEngine['sharedDataOf']>;
 }
 
 /** What the player page needs: the activity it starts with, and the course's table of contents. */
@@ -69,7 +71,7 @@ export interface PlayerPageModel extends ActivityLaunch {
   launchType: string;
   nav: PlayerNav;
   /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
-  seq?: { nav: SequencingNav; hidden: string[]; ids: string[] };
+  seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
 }
 
 /** The answer to a navigation request of a sequenced course: what to run next, or that the session ended. */
@@ -88,6 +90,8 @@ export interface CommitBody {
   final?: boolean;
   /** The SCO called LMSInitialize/Initialize (the player page says; other callers: assumed). */
   initialized?: boolean;
+  /** SCORM 2004 adl.data: the stores the SCO may write, by target id. */
+  sharedData?: Record<string, unknown>;
 }
 
 interface SessionContext {
@@ -125,6 +129,8 @@ interface StoredCommit {
   at?: Date;
   /** SCORM 2004: the sequencing engine's new state. */
   sequencingState?: string;
+  /** SCORM 2004: the registration's globalObjectives, when the commit changed them. */
+  globalObjectives?: Objective[];
 }
 
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
@@ -326,7 +332,7 @@ export class PlayerService {
             firstAccessAt: inst.firstAccessAt ?? now,
             lastAccessAt: now,
             updatedAt: now,
-            ...(engine ? { ...summaryOf(tree, inst.completedAt, now), sequencingState: serializeEngine(engine) } : {}),
+            ...(engine ? { ...summaryOf(tree, inst.completedAt, now), sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
           },
         );
         // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
@@ -523,7 +529,7 @@ export class PlayerService {
         const node = launchable ? findActivity(tree, launchable.id) : null;
         const res = await this.instances.update(
           { ...where, commitSeq: ctx.inst.commitSeq },
-          { activityDetails: tree, ...summaryOf(tree, ctx.inst.completedAt, now), sequencingState: serializeEngine(engine), lastAccessAt: now, updatedAt: now },
+          { activityDetails: tree, ...summaryOf(tree, ctx.inst.completedAt, now), sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine), lastAccessAt: now, updatedAt: now },
         );
         if (!res.affected) continue;
         if (launchable) settings.baseSeconds = trackedSeconds(node?.timeTracked);
@@ -611,7 +617,9 @@ export class PlayerService {
       cmi5 ? this.cmi5.launchQuery(session.appId, session.id, new Date(session.expiresAt), cmi5) : '',
     ]);
     const media = mediaOf(ctx.version);
+    const shared = engine?.sharedDataOf(launchable.id);
     return {
+      ...(shared?.maps.length ? { sharedData: shared } : {}),
       activityId: launchable.id,
       title: launchable.title,
       contentHref: href,
@@ -663,7 +671,7 @@ export class PlayerService {
       ...(s.culture ? { culture: s.culture } : {}),
       launchType: await this.launchTypeOf(session, version),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
-      ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order } } : {}),
+      ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
     };
   }
 
@@ -781,6 +789,9 @@ export class PlayerService {
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
     if (body.activityId !== s.activityId) throw new PlayerError(400, 'Bad commit', 'activityId is not the activity of this session');
     if (typeof body.cmi !== 'object' || body.cmi === null || Array.isArray(body.cmi)) throw new PlayerError(400, 'Bad commit', 'cmi must be an object');
+    if (body.sharedData !== undefined && (typeof body.sharedData !== 'object' || body.sharedData === null || Array.isArray(body.sharedData))) {
+      throw new PlayerError(400, 'Bad commit', 'sharedData must be an object of adl.data stores by target id');
+    }
     if (!s.tracking) return { applied: false };
     const seq = (s.seqBase ?? 0) + body.seq;
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
@@ -810,13 +821,17 @@ export class PlayerService {
       // SCORM 2004: the sequencing engine tracks the activity (its objectives, global objectives) and rolls it up.
       let engine: SequencingEngine | undefined;
       let seqState: string | undefined;
+      let globalObjectives: Objective[] | undefined;
       if (s.sequenced && inst.sequencingState) {
         const def = (s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session));
         engine = engineOf(def, inst.sequencingState);
+        const globalsBefore = JSON.stringify(engine.globalObjectives());
         // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
         engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, sessionSeconds));
+        if (body.sharedData) engine.writeSharedData(s.activityId, body.sharedData);
         applyEngine(tree, engine);
         seqState = serializeEngine(engine);
+        if (JSON.stringify(engine.globalObjectives()) !== globalsBefore) globalObjectives = globalObjectivesOf(engine);
       } else rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
       const applied = await this.storeCommit(where, inst.commitSeq, {
@@ -832,6 +847,7 @@ export class PlayerService {
         launchSeconds: s.launchBaseSeconds !== undefined ? Math.max(0, trackedSeconds(tree.timeTracked) - s.launchBaseSeconds) : sessionSeconds,
         final: body.final === true,
         ...(seqState !== undefined ? { sequencingState: seqState } : {}),
+        ...(globalObjectives !== undefined ? { globalObjectives } : {}),
       });
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
@@ -963,7 +979,7 @@ export class PlayerService {
          SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
            i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
            i.completed_at = CASE WHEN ? THEN COALESCE(i.completed_at, ?) ELSE i.completed_at END,
-           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, i.sequencing_state = COALESCE(?, i.sequencing_state), r.updated_at = ?,
+           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, i.sequencing_state = COALESCE(?, i.sequencing_state), i.global_objectives = COALESCE(?, i.global_objectives), r.updated_at = ?,
            h.last_runtime_update = ?, h.completion = ?, h.success = ?, h.score_scaled = ?, h.total_seconds = ?, h.exit_time = COALESCE(?, h.exit_time)
          WHERE i.app_id = ? AND i.registration_id = ? AND i.instance = ? AND i.commit_seq = ?`,
         [
@@ -982,6 +998,7 @@ export class PlayerService {
           c.commitSeq,
           now,
           c.sequencingState ?? null,
+          c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
           now,
           now,
           c.completion,
@@ -1015,6 +1032,7 @@ export class PlayerService {
           commitSeq: c.commitSeq,
           updatedAt: now,
           ...(c.sequencingState !== undefined ? { sequencingState: c.sequencingState } : {}),
+          ...(c.globalObjectives !== undefined ? { globalObjectives: c.globalObjectives } : {}),
         })
         .where({ ...where, commitSeq: expectedSeq })
         .setParameter('now', dbDatetime(at))

@@ -168,6 +168,9 @@ export function activityStateOf(version: ScormVersion, cmi: FlatCmi, previous: R
 }
 
 /** The flat data model a launch starts from: learner, stored progress, entry = resume after a suspend. */
+/** The cmi.objectives.n elements a resumed SCORM 2004 attempt gets back. */
+const RESUMED_OBJECTIVE_FIELDS = ['id', 'success_status', 'completion_status', 'progress_measure', 'description', 'score.scaled', 'score.raw', 'score.min', 'score.max'];
+
 export function initialCmi(version: ScormVersion, runtime: Runtime | undefined, learner: { id: string; name: string }, extra: { launchData?: string; masteryScore?: number; scaledPassingScore?: number; totalSeconds: number }): FlatCmi {
   const rt = runtime ?? {};
   const resumed = rt.exit === 'suspend';
@@ -203,6 +206,13 @@ export function initialCmi(version: ScormVersion, runtime: Runtime | undefined, 
     if (rt.scoreMin !== undefined) out['cmi.score.min'] = rt.scoreMin;
     if (rt.scoreMax !== undefined) out['cmi.score.max'] = rt.scoreMax;
     if (extra.scaledPassingScore !== undefined) out['cmi.scaled_passing_score'] = String(extra.scaledPassingScore);
+    // A resumed attempt finds its cmi.objectives as it left them (the sequencer's known values are laid over them).
+    if (resumed) {
+      (rt.runtimeObjectives ?? []).forEach((o, n) => {
+        if (typeof o?.id !== 'string' || !o.id) return;
+        for (const k of RESUMED_OBJECTIVE_FIELDS) if (typeof o[k] === 'string' && o[k] !== '') out[`cmi.objectives.${n}.${k}`] = o[k];
+      });
+    }
   }
   out['cmi.suspend_data'] = rt.suspendData ?? '';
   if (extra.launchData) out['cmi.launch_data'] = extra.launchData;

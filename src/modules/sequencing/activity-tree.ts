@@ -49,6 +49,8 @@ export interface TrackingState {
   suspendedActivity?: string;
   activities: Record<string, ActivityState>;
   globalObjectives: Record<string, ObjectiveState>;
+  /** adl.data shared data buckets (4th edition), by target id: the store of each bucket a SCO wrote. */
+  sharedData?: Record<string, string>;
   /** State of the seeded random number generator (selection and randomization). */
   rng: number;
 }
@@ -162,7 +164,7 @@ export class ActivityTree {
     return (this.state.globalObjectives[target] ??= emptyObjective());
   }
   /** The objective as the sequencer sees it: a read map's known global value, else the local value. */
-  readObjective(id: string, o: ObjectiveDefinition, forRuntime = false): ObjectiveState {
+  readObjective(id: string, o: ObjectiveDefinition, forRuntime = false, forRules = false): ObjectiveState {
     let localState = this.s(id).objectives[objectiveKey(o)] ?? emptyObjective();
     if (this.staleView?.objective) localState = { ...localState, progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 };
     if (this.staleView?.progress) localState = { ...localState, completionKnown: undefined, completed: undefined, progressMeasureKnown: undefined, progressMeasure: undefined };
@@ -171,6 +173,15 @@ export class ActivityTree {
     if (!this.a(id).tracked && !forRuntime) return out;
     for (const m of o.maps) {
       const g = this.state.globalObjectives[m.targetObjectiveID];
+      // For sequencing rule conditions a read map makes the shared objective the source of the satisfaction status,
+      // even while it is unknown: the local status (e.g. set by the LMS at the end of the attempt, objectiveSetByContent
+      // false) does not show through (ADL test case CM-13; the ADL reference RTE keeps a record per global objective
+      // from the start). Rollup and reporting keep the local value. Satisfied-by-measure objectives are judged on
+      // their measure below instead.
+      if (forRules && !o.satisfiedByMeasure && m.readSatisfiedStatus && !g?.progressStatus) {
+        out.progressStatus = false;
+        out.satisfiedStatus = false;
+      }
       if (!g) continue;
       if (m.readSatisfiedStatus && g.progressStatus) {
         out.progressStatus = true;
@@ -193,8 +204,11 @@ export class ActivityTree {
       if (m.readMaxScore && g.maxScore !== undefined) out.maxScore = g.maxScore;
     }
     // An objective satisfied by measure is judged on its (possibly read) measure; a cluster's primary objective is
-    // judged by the rollup (RB.1.2a) instead.
-    if (o.satisfiedByMeasure && (this.isLeaf(id) || !o.primary)) {
+    // judged by the rollup (RB.1.2a) instead, except in sequencing rule conditions when it reads a known shared
+    // measure: then that measure decides, as for a leaf (ADL test cases OB-03c, RU-13b).
+    const readMeasure = o.maps.some((m) => m.readNormalizedMeasure && this.state.globalObjectives[m.targetObjectiveID]?.measureStatus);
+    const readOnly = forRules && o.primary && !this.isLeaf(id) && readMeasure;
+    if (o.satisfiedByMeasure && (this.isLeaf(id) || !o.primary || readOnly)) {
       out.progressStatus = out.measureStatus;
       out.satisfiedStatus = out.measureStatus && out.normalizedMeasure >= o.minNormalizedMeasure;
     }
@@ -307,7 +321,7 @@ export class ActivityTree {
     const a = this.a(id);
     const s = this.s(id);
     const objDef = this.objectiveDef(id, c.referencedObjective);
-    const obj = objDef ? this.readObjective(id, objDef) : emptyObjective();
+    const obj = objDef ? this.readObjective(id, objDef, false, true) : emptyObjective();
     let v: Tri;
     switch (c.condition) {
       case 'satisfied':

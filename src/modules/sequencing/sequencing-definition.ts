@@ -89,6 +89,12 @@ export interface ObjectiveDefinition {
 
 export type RequiredFor = 'always' | 'ifAttempted' | 'ifNotSkipped' | 'ifNotSuspended';
 
+export interface SharedDataMap {
+  targetID: string;
+  readSharedData: boolean;
+  writeSharedData: boolean;
+}
+
 export interface ActivityDefinition {
   id: string;
   title: string;
@@ -97,6 +103,8 @@ export interface ActivityDefinition {
   /** Leaf with a resource to launch. */
   launchable: boolean;
   isVisible: boolean;
+  /** adlcp:data/adlcp:map (4th edition shared data buckets): what the SCO sees as adl.data.n. */
+  sharedData: SharedDataMap[];
   controlMode: {
     choice: boolean;
     choiceExit: boolean;
@@ -140,6 +148,8 @@ export interface SequencingDefinition {
   /** Activities in preorder (tree order). */
   order: string[];
   activities: Record<string, ActivityDefinition>;
+  /** adlseq:objectivesGlobalToSystem (default true); false: the shared objectives belong to one attempt on the course. */
+  objectivesGlobalToSystem?: boolean;
 }
 
 /** The canonical JSON of an XML element as the course parser keeps it (package-xml.ts `XmlJson`). */
@@ -321,6 +331,7 @@ export function activityDefinitionFrom(
     children: item.children.map((c) => c.itemIdentifier),
     launchable: item.children.length === 0 && !!item.href,
     isVisible: data?.isVisible !== false,
+    sharedData: sharedDataOf(data?.sharedData),
     controlMode: {
       choice: bool(attr(cm, 'choice'), true),
       choiceExit: bool(attr(cm, 'choiceExit'), true),
@@ -362,6 +373,13 @@ export function activityDefinitionFrom(
 }
 
 /** What a stored SCORM 2004 course version holds: the item tree and the parser's packageData. */
+function sharedDataOf(v: unknown): SharedDataMap[] {
+  if (!Array.isArray(v)) return [];
+  return v
+    .filter((m): m is Record<string, unknown> => !!m && typeof m === 'object' && typeof (m as { targetID?: unknown }).targetID === 'string' && (m as { targetID: string }).targetID !== '')
+    .map((m) => ({ targetID: m.targetID as string, readSharedData: m.readSharedData !== false, writeSharedData: m.writeSharedData === true }));
+}
+
 export interface ManifestSequencingData {
   rootActivity: CourseActivity;
   packageData: Record<string, unknown>;
@@ -382,5 +400,5 @@ export function buildSequencingDefinition({ rootActivity, packageData }: Manifes
     for (const c of a.children) walk(c, a.itemIdentifier, false);
   };
   walk(rootActivity, undefined, true);
-  return { root: rootActivity.itemIdentifier, order, activities };
+  return { root: rootActivity.itemIdentifier, order, activities, ...(org.objectivesGlobalToSystem === false ? { objectivesGlobalToSystem: false } : {}) };
 }

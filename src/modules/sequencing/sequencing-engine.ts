@@ -6,7 +6,7 @@
  * `serialize()` with the registration. OP.1 (Overall Sequencing Process) is `navigate()`.
  */
 import { ActivityTree, initialTrackingState, type ObjectiveState, type TrackingState } from './activity-tree';
-import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition } from './sequencing-definition';
+import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition, type SharedDataMap } from './sequencing-definition';
 import { SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
 
@@ -74,6 +74,9 @@ export interface ActivityStatus {
   active: boolean;
   suspended: boolean;
 }
+
+/** adl.data.n.store is a characterstring of at most 64000 characters (SCORM 2004 4th edition RTE). */
+const SHARED_DATA_MAX = 64000;
 
 export interface SerializedSequencingState {
   version: 1;
@@ -294,6 +297,27 @@ export class SequencingEngine {
   /** Global (shared) objectives, by target objective id. */
   globalObjectives(): Record<string, ObjectiveState> {
     return JSON.parse(JSON.stringify(this.tree.state.globalObjectives)) as Record<string, ObjectiveState>;
+  }
+
+  /**
+   * The adl.data buckets of an activity (adlcp:data maps, 4th edition): its maps in order (adl.data.n) and the stores
+   * written so far of those it may read (a bucket nobody wrote has no store).
+   */
+  sharedDataOf(activityId: string): { maps: SharedDataMap[]; stores: Record<string, string> } {
+    const maps = this.definition.activities[activityId]?.sharedData ?? [];
+    const all = this.tree.state.sharedData ?? {};
+    const stores = Object.fromEntries(maps.filter((m) => m.readSharedData && m.targetID in all).map((m) => [m.targetID, all[m.targetID]]));
+    return { maps, stores };
+  }
+
+  /** Stores what the SCO of an activity wrote to adl.data.n.store; buckets it may not write (or has no map for) are ignored. */
+  writeSharedData(activityId: string, stores: Record<string, unknown>): void {
+    const maps = this.definition.activities[activityId]?.sharedData ?? [];
+    for (const m of maps) {
+      const v = stores[m.targetID];
+      if (!m.writeSharedData || typeof v !== 'string' || v.length > SHARED_DATA_MAX) continue;
+      (this.tree.state.sharedData ??= {})[m.targetID] = v;
+    }
   }
 
   /** Children of an activity in their current (selected, randomized) order. */

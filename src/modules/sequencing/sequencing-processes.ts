@@ -142,6 +142,10 @@ export class SequencingProcesses {
         return seqReq;
       }
       case 'exitAll': {
+        // Exit all ends the attempt on the whole course: a cmi.exit "suspend" the SCO left does not keep anything
+        // suspended for a later session (which starts new attempts; ADL test case OB-03b).
+        for (const id of t.def.order) t.s(id).isSuspended = false;
+        t.state.suspendedActivity = undefined;
         if (t.s(cur).isActive) this.endAttempt(cur);
         this.terminateDescendentAttempts(t.root);
         this.endAttempt(t.root);

@@ -101,6 +101,9 @@ export class SequencingRequests {
     if (!t.isLeaf(cur)) {
       // A new attempt on the cluster: its descendants' prior attempt information is not carried into it.
       this.retried = cur;
+      // objectivesGlobalToSystem="false": the shared objectives belong to the attempt on the course, and a retry of
+      // the root begins a new one (ADL test case RU-13d; see docs/sequencing.md).
+      if (cur === t.root && t.def.objectivesGlobalToSystem === false) t.state.globalObjectives = {};
       const r = this.flow(cur, 'forward', true);
       if (!r.deliverable) return fail('SB.2.10-3', 'Nothing in the activity can be delivered');
       return { deliver: r.activity };

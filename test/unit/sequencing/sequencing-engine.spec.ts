@@ -402,3 +402,36 @@ describe('suspend all, resume all, jump, exit and abandon', () => {
     expect(step(e, 'exitAll')).toBe('END');
   });
 });
+
+describe('adl.data shared data buckets (adlcp:data, 4th edition)', () => {
+  const data = (...maps: string[]): string => `<adlcp:data>${maps.join('')}</adlcp:data>`;
+  const map = (target: string, read: boolean, write: boolean): string =>
+    `<adlcp:map targetID="${target}" readSharedData="${read}" writeSharedData="${write}"/>`;
+
+  it('a SCO reads and writes the buckets its maps allow; the stores survive a restore of the state', async () => {
+    const e = await engineFromOrg(
+      `<item identifier="a" identifierref="R"><title>a</title>${data(map('notes', true, true), map('ro', true, false))}</item>` +
+        `<item identifier="b" identifierref="R"><title>b</title>${data(map('ro', true, true), map('notes', false, false))}</item>` +
+        leaf('c') +
+        flow,
+    );
+    expect(e.sharedDataOf('a')).toEqual({
+      maps: [
+        { targetID: 'notes', readSharedData: true, writeSharedData: true },
+        { targetID: 'ro', readSharedData: true, writeSharedData: false },
+      ],
+      stores: {},
+    });
+    // a may write "notes" only; a bucket it has no map for is ignored too.
+    e.writeSharedData('a', { notes: 'from a', ro: 'not allowed', other: 'x' });
+    e.writeSharedData('b', { ro: 'from b', notes: 'not allowed' });
+    const again = SequencingEngine.restore(e.definition, JSON.stringify(e.serialize()));
+    expect(again.sharedDataOf('a').stores).toEqual({ notes: 'from a', ro: 'from b' });
+    // b may not read "notes": its store is not given to it.
+    expect(again.sharedDataOf('b').stores).toEqual({ ro: 'from b' });
+    expect(again.sharedDataOf('c')).toEqual({ maps: [], stores: {} });
+    // A store longer than adl.data.n.store allows (64000 characters) is not kept.
+    again.writeSharedData('a', { notes: 'x'.repeat(64001) });
+    expect(again.sharedDataOf('a').stores.notes).toBe('from a');
+  });
+});
