@@ -58,7 +58,7 @@ describe('requestOf', () => {
 
 describe('initialCmi of a resumed SCORM 2004 attempt', () => {
   const learner = { id: 'l1', name: 'Lovelace, Ada' };
-  const objectives = [
+  const objectives: Array<Record<string, string>> = [
     { id: 'obj3', success_status: 'failed', 'score.scaled': '0.2', description: 'kept' },
     { id: 'obj4', success_status: 'passed' },
   ];
