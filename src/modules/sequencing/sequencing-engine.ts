@@ -308,9 +308,12 @@ export class SequencingEngine {
    */
   validRequests(): ValidRequests {
     const t = this.tree;
+    // Each trial runs on its own copy of the state, parsed from one serialisation (not one per trial).
+    const snapshot = JSON.stringify(t.state);
+    const copy = () => JSON.parse(snapshot) as TrackingState;
     const navOk = (req: NavigationRequest): boolean => {
       try {
-        new SequencingProcesses(new ActivityTree(this.definition, clone(t.state))).navigationRequest(req);
+        new SequencingProcesses(new ActivityTree(this.definition, copy())).navigationRequest(req);
         return true;
       } catch (e) {
         if (e instanceof SequencingException) return false;
@@ -318,21 +321,53 @@ export class SequencingEngine {
       }
     };
     // What would happen, on a copy of the state (termination included, as navigate() would do it).
-    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, clone(t.state)).run(req).deliver !== undefined;
+    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, copy()).run(req).deliver !== undefined;
     const cur = t.state.currentActivity;
     const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
     if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
+    // The navigation request checks run when read (the player's commit reads four of the nine).
+    const lazy = (req: () => boolean) => {
+      let value: boolean | undefined;
+      return () => (value ??= req());
+    };
+    const start = lazy(() => navOk({ type: 'start' }));
+    const resumeAll = lazy(() => navOk({ type: 'resumeAll' }));
+    const cont = lazy(() => navOk({ type: 'continue' }));
+    const previous = lazy(() => navOk({ type: 'previous' }) && delivers({ type: 'previous' }));
+    const exit = lazy(() => navOk({ type: 'exit' }));
+    const exitAll = lazy(() => navOk({ type: 'exitAll' }));
+    const suspendAll = lazy(() => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive);
+    const abandon = lazy(() => navOk({ type: 'abandon' }));
+    const abandonAll = lazy(() => navOk({ type: 'abandonAll' }));
     return {
-      start: navOk({ type: 'start' }),
-      resumeAll: navOk({ type: 'resumeAll' }),
-      continue: navOk({ type: 'continue' }),
-      previous: navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
-      exit: navOk({ type: 'exit' }),
-      exitAll: navOk({ type: 'exitAll' }),
-      suspendAll: navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
-      abandon: navOk({ type: 'abandon' }),
-      abandonAll: navOk({ type: 'abandonAll' }),
+      get start() {
+        return start();
+      },
+      get resumeAll() {
+        return resumeAll();
+      },
+      get continue() {
+        return cont();
+      },
+      get previous() {
+        return previous();
+      },
+      get exit() {
+        return exit();
+      },
+      get exitAll() {
+        return exitAll();
+      },
+      get suspendAll() {
+        return suspendAll();
+      },
+      get abandon() {
+        return abandon();
+      },
+      get abandonAll() {
+        return abandonAll();
+      },
       choice,
       jump,
     };
