@@ -308,19 +308,21 @@ export class SequencingEngine {
    */
   validRequests(): ValidRequests {
     const t = this.tree;
-    // Each trial runs on its own copy of the state, parsed from one serialisation (not one per trial).
-    const snapshot = JSON.stringify(t.state);
-    const copy = () => JSON.parse(snapshot) as TrackingState;
+    // The Navigation Request Process only reads the state: it runs on the engine's own tree.
+    const processes = new SequencingProcesses(t);
     const navOk = (req: NavigationRequest): boolean => {
       try {
-        new SequencingProcesses(new ActivityTree(this.definition, copy())).navigationRequest(req);
+        processes.navigationRequest(req);
         return true;
       } catch (e) {
         if (e instanceof SequencingException) return false;
         throw e;
       }
     };
-    // What would happen, on a copy of the state (termination included, as navigate() would do it).
+    // What would happen, on a copy of the state (termination included, as navigate() would do it); each trial gets
+    // its own copy, parsed from one serialisation.
+    const snapshot = JSON.stringify(t.state);
+    const copy = () => JSON.parse(snapshot) as TrackingState;
     const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, copy()).run(req).deliver !== undefined;
     const cur = t.state.currentActivity;
     const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
