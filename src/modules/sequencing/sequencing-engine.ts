@@ -304,7 +304,8 @@ export class SequencingEngine {
   /**
    * Which navigation requests are valid now. Start, resume all, the termination requests and continue follow the
    * Navigation Request Process (NB.2.1); previous and each choice target are valid when the whole request (OP.1:
-   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state.
+   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state. The
+   * boolean answers are worked out when first read: read them before the engine runs another request.
    */
   validRequests(): ValidRequests {
     const t = this.tree;
@@ -328,51 +329,24 @@ export class SequencingEngine {
     const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
     if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
-    // The navigation request checks run when read (the player's commit reads four of the nine).
-    const lazy = (req: () => boolean) => {
+    // The navigation request checks run when read (the player's commit reads four of the nine), once each.
+    const checks: Record<Exclude<keyof ValidRequests, 'choice' | 'jump'>, () => boolean> = {
+      start: () => navOk({ type: 'start' }),
+      resumeAll: () => navOk({ type: 'resumeAll' }),
+      continue: () => navOk({ type: 'continue' }),
+      previous: () => navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
+      exit: () => navOk({ type: 'exit' }),
+      exitAll: () => navOk({ type: 'exitAll' }),
+      suspendAll: () => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
+      abandon: () => navOk({ type: 'abandon' }),
+      abandonAll: () => navOk({ type: 'abandonAll' }),
+    };
+    const valid = { choice, jump } as ValidRequests;
+    for (const [name, check] of Object.entries(checks)) {
       let value: boolean | undefined;
-      return () => (value ??= req());
-    };
-    const start = lazy(() => navOk({ type: 'start' }));
-    const resumeAll = lazy(() => navOk({ type: 'resumeAll' }));
-    const cont = lazy(() => navOk({ type: 'continue' }));
-    const previous = lazy(() => navOk({ type: 'previous' }) && delivers({ type: 'previous' }));
-    const exit = lazy(() => navOk({ type: 'exit' }));
-    const exitAll = lazy(() => navOk({ type: 'exitAll' }));
-    const suspendAll = lazy(() => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive);
-    const abandon = lazy(() => navOk({ type: 'abandon' }));
-    const abandonAll = lazy(() => navOk({ type: 'abandonAll' }));
-    return {
-      get start() {
-        return start();
-      },
-      get resumeAll() {
-        return resumeAll();
-      },
-      get continue() {
-        return cont();
-      },
-      get previous() {
-        return previous();
-      },
-      get exit() {
-        return exit();
-      },
-      get exitAll() {
-        return exitAll();
-      },
-      get suspendAll() {
-        return suspendAll();
-      },
-      get abandon() {
-        return abandon();
-      },
-      get abandonAll() {
-        return abandonAll();
-      },
-      choice,
-      jump,
-    };
+      Object.defineProperty(valid, name, { enumerable: true, get: () => (value ??= check()) });
+    }
+    return valid;
   }
 
   /**
