@@ -1,17 +1,50 @@
 import { INestApplication, Logger as NestLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { bodyParsers } from './platform/http/body-parsers';
+import { CommitEndpoint } from './modules/player/commit-endpoint';
+
+/**
+ * Express, behind a Node HTTP server of ours whose request listener first offers each request to the lean routes
+ * (the player's commit: outside Express routing, body parsing, Nest's pipeline and the request logger) and hands the
+ * rest to Express. Everything that starts the service (main, tests, benchmarks) goes through createHttpApp, so all
+ * of them serve the same path.
+ */
+class LeanRouteAdapter extends ExpressAdapter {
+  private lean: ((req: IncomingMessage, res: ServerResponse) => boolean) | null = null;
+
+  setLeanRoute(route: (req: IncomingMessage, res: ServerResponse) => boolean): void {
+    this.lean = route;
+  }
+
+  override initHttpServer(options: Parameters<ExpressAdapter['initHttpServer']>[0]): void {
+    if (options?.httpsOptions) {
+      super.initHttpServer(options);
+      return;
+    }
+    const express = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
+    this.setHttpServer(createServer((req, res) => {
+      if (this.lean === null || !this.lean(req, res)) express(req, res);
+    }));
+  }
+}
 
 export const API_PREFIX = '/api/v2';
 
 /** Builds the HTTP application for a configuration: the same for `npm start`, tests and benchmarks. */
 export async function createHttpApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), { bufferLogs: true, bodyParser: false });
+  const adapter = new LeanRouteAdapter();
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), adapter, { bufferLogs: true, bodyParser: false });
+  // A worker serves /health only (ApiAuthGuard): no lean routes there.
+  if (config.role !== 'worker') {
+    const commits = app.get(CommitEndpoint, { strict: false });
+    adapter.setLeanRoute((req, res) => commits.handle(req, res));
+  }
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('etag', false);

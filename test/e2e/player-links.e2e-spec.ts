@@ -82,6 +82,46 @@ describe('course preview links and the reaping of expired player sessions', () =
     expect((await call(`${s.api}/registrations`, { auth: app })).body.registrations).toEqual([]);
   });
 
+  it('the commit route (served outside Express): sendBeacon bodies, the body limit, malformed JSON, content types, keep-alive', async () => {
+    const r = await preview('golf/preview', { expiry: 10 });
+    const sessions = s.app.get<Repository<PlayerSessionEntity>>(getRepositoryToken(PlayerSessionEntity));
+    const id = JSON.parse(Buffer.from(r.body.launchLink.split('/').pop().split('.')[0], 'base64url').toString()).id as string;
+    const page = new URL((await fetch(r.body.launchLink, { redirect: 'manual' })).headers.get('location')!, s.baseUrl).toString();
+    const activityId = (await sessions.findOneByOrFail({ id })).settings!.activityId;
+    const post = (body: string | Buffer, type?: string, url = `${page}commit`) => fetch(url, { method: 'POST', headers: type ? { 'content-type': type } : {}, body });
+    const commit = JSON.stringify({ seq: 1, activityId, cmi: { 'cmi.core.lesson_status': 'passed' } });
+
+    // navigator.sendBeacon posts a string as text/plain;charset=UTF-8 (the JSON parser of the other routes ignores it).
+    const beacon = await post(commit, 'text/plain;charset=UTF-8');
+    expect(beacon.status).toBe(200);
+    expect(beacon.headers.get('cache-control')).toBe('no-store');
+    expect(beacon.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await beacon.json()).toEqual({ result: true, errorCode: 0, applied: false });
+    // The same keep-alive connection serves the next request (undici reuses it).
+    expect((await post(commit, 'application/json', `${page}commit?x=1`)).status).toBe(200);
+
+    const malformed = await post('{"seq": ', 'application/json');
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).message).toMatch(/Malformed JSON/);
+    const large = await post(JSON.stringify({ seq: 2, activityId, cmi: { 'cmi.suspend_data': 'x'.repeat(s.config.http.jsonBodyLimit) } }), 'application/json');
+    expect(large.status).toBe(413);
+    expect((await large.json()).message).toMatch(String(s.config.http.jsonBodyLimit));
+    const form = await post('seq=1', 'application/x-www-form-urlencoded');
+    expect(form.status).toBe(415);
+    expect((await form.json()).message).toMatch(/JSON/);
+    const latin = await post(commit, 'application/json; charset=latin1');
+    expect(latin.status).toBe(415);
+    const empty = await post('', undefined);
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toMatchObject({ result: false, errorCode: 101, message: expect.stringMatching(/seq/) });
+    const badToken = await post(commit, 'application/json', `${s.baseUrl}/player/s/nope/commit`);
+    expect(badToken.status).toBeGreaterThanOrEqual(400);
+    expect(badToken.status).toBeLessThan(500);
+    expect(await badToken.json()).toMatchObject({ result: false, errorCode: 101, message: expect.any(String) });
+    // Other methods and paths still go to the Express app.
+    expect((await fetch(`${page}commit`)).status).toBe(404);
+  });
+
   it('works through the official client', async () => {
     const client = createClients(s.api, { normal: [s.firstStart.application.appId, s.firstStart.application.secretKey] });
     const request = new sc.LaunchLinkRequestSchema('https://example.com/done');

@@ -9,7 +9,7 @@ import { ContentStore, contentTypeFor, RangeNotSatisfiableError, segmentProblem 
 import { messagePage, PlayerError } from './player-errors';
 import { MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
 import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
-import { CommitBody, PlayerService } from './player.service';
+import { PlayerService } from './player.service';
 import { Cmi5Runtime } from './cmi5-runtime';
 
 /** Seconds after the last SetValue before scorm-again commits on its own. */
@@ -72,22 +72,7 @@ export class PlayerController {
     });
   }
 
-  // The hot route (a commit every few seconds per learner): no parameter decorators, so no pipe runs; the service
-  // checks the envelope itself (seq, activityId, cmi).
-  @Post('s/:token/commit')
-  @HttpCode(200)
-  @PublicEndpoint()
-  async commit(@Req() req: Request, @Res() res: Response) {
-    try {
-      const body = (req.body ?? {}) as CommitBody;
-      const outcome = await this.player.commit(String(req.params.token), typeof body === 'object' ? body : ({} as CommitBody));
-      res.setHeader('Cache-Control', 'no-store');
-      res.json({ result: true, errorCode: 0, ...outcome });
-    } catch (err) {
-      if (err instanceof PlayerError) res.status(err.status).json({ result: false, errorCode: 101, message: err.message });
-      else throw err;
-    }
-  }
+  // POST s/:token/commit is served outside Express and Nest (CommitEndpoint, handed the request by the HTTP server).
 
   /** cmi5's fetch URL (cmi5 8.2): the AU's auth token once, the spec's error JSON after. */
   @Post('cmi5/fetch/:token')

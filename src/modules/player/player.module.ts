@@ -11,6 +11,7 @@ import { SettingsModule } from '../settings/settings.module';
 import { AiccHacpController } from './aicc-hacp.controller';
 import { AiccHacpService } from './aicc-hacp.service';
 import { XapiModule } from '../xapi/xapi.module';
+import { CommitEndpoint } from './commit-endpoint';
 import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
@@ -22,7 +23,7 @@ import { Cmi5Runtime } from './cmi5-runtime';
 @Module({
   imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
   controllers: [PlayerController, AiccHacpController],
-  providers: [PlayerService, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime],
+  providers: [PlayerService, CommitEndpoint, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(

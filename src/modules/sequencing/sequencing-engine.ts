@@ -328,38 +328,49 @@ export class SequencingEngine {
   /**
    * Which navigation requests are valid now. Start, resume all, the termination requests and continue follow the
    * Navigation Request Process (NB.2.1); previous and each choice target are valid when the whole request (OP.1:
-   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state.
+   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state. The
+   * boolean answers are worked out when first read: read them before the engine runs another request.
    */
   validRequests(): ValidRequests {
     const t = this.tree;
+    // The Navigation Request Process only reads the state: it runs on the engine's own tree.
+    const processes = new SequencingProcesses(t);
     const navOk = (req: NavigationRequest): boolean => {
       try {
-        new SequencingProcesses(new ActivityTree(this.definition, clone(t.state))).navigationRequest(req);
+        processes.navigationRequest(req);
         return true;
       } catch (e) {
         if (e instanceof SequencingException) return false;
         throw e;
       }
     };
-    // What would happen, on a copy of the state (termination included, as navigate() would do it).
-    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, clone(t.state)).run(req).deliver !== undefined;
+    // What would happen, on a copy of the state (termination included, as navigate() would do it); each trial gets
+    // its own copy, parsed from one serialisation.
+    const snapshot = JSON.stringify(t.state);
+    const copy = () => JSON.parse(snapshot) as TrackingState;
+    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, copy()).run(req).deliver !== undefined;
     const cur = t.state.currentActivity;
     const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
     if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
-    return {
-      start: navOk({ type: 'start' }),
-      resumeAll: navOk({ type: 'resumeAll' }),
-      continue: navOk({ type: 'continue' }),
-      previous: navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
-      exit: navOk({ type: 'exit' }),
-      exitAll: navOk({ type: 'exitAll' }),
-      suspendAll: navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
-      abandon: navOk({ type: 'abandon' }),
-      abandonAll: navOk({ type: 'abandonAll' }),
-      choice,
-      jump,
+    // The navigation request checks run when read (the player's commit reads four of the nine), once each.
+    const checks: Record<Exclude<keyof ValidRequests, 'choice' | 'jump'>, () => boolean> = {
+      start: () => navOk({ type: 'start' }),
+      resumeAll: () => navOk({ type: 'resumeAll' }),
+      continue: () => navOk({ type: 'continue' }),
+      previous: () => navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
+      exit: () => navOk({ type: 'exit' }),
+      exitAll: () => navOk({ type: 'exitAll' }),
+      suspendAll: () => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
+      abandon: () => navOk({ type: 'abandon' }),
+      abandonAll: () => navOk({ type: 'abandonAll' }),
     };
+    const valid = { choice, jump } as ValidRequests;
+    for (const [name, check] of Object.entries(checks)) {
+      let value: boolean | undefined;
+      Object.defineProperty(valid, name, { enumerable: true, get: () => (value ??= check()) });
+    }
+    return valid;
   }
 
   /**

@@ -4,7 +4,11 @@ export class SequencingException extends Error {
     readonly code: string,
     message: string,
   ) {
+    // An outcome of the rules, caught by the engine (the valid requests try each request): no stack trace to capture.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'SequencingException';
   }
 }

@@ -21,34 +21,38 @@ export class AllExceptionsFilter implements ExceptionFilter {
       res.end();
       return;
     }
-    const { status, body, headers } = this.describe(exception, req);
+    const { status, body, headers } = describeHttpError(exception, req.method, req.path, this.logger);
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(status).json(body);
   }
+}
 
-  private describe(exception: unknown, req: Request): { status: number; body: object; headers: Record<string, string> } {
-    if (exception instanceof UnauthorizedError) {
-      return { status: 401, body: { error: exception.message }, headers: exception.challenge ? { 'WWW-Authenticate': exception.challenge } : {} };
-    }
-    if (exception instanceof DomainError) {
-      return { status: exception.status, body: { message: exception.message }, headers: {} };
-    }
-    if (exception instanceof HttpException) {
-      const status: number = exception.getStatus();
-      const response = exception.getResponse();
-      let message = exception.message;
-      if (typeof response === 'object' && response !== null && 'message' in response) {
-        const m: unknown = response.message;
-        message = Array.isArray(m) ? m.join('; ') : String(m);
-      }
-      if (status === 404 && message.startsWith('Cannot ')) {
-        message = `No operation ${req.method} ${req.path}`;
-      }
-      if (status === 401) return { status, body: { error: message }, headers: {} };
-      return { status, body: { message }, headers: {} };
-    }
-    const reference = randomUUID();
-    this.logger.error({ msg: 'unhandled error', reference, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
-    return { status: 500, body: { message: `Internal error; reference ${reference}` }, headers: {} };
+/**
+ * The status, body and headers of an error (the filter's answer; also used by the lean commit path, which is outside
+ * Nest's pipeline). An unexpected error is logged with a reference id that the 500 carries.
+ */
+export function describeHttpError(exception: unknown, method: string, path: string, logger: Logger): { status: number; body: object; headers: Record<string, string> } {
+  if (exception instanceof UnauthorizedError) {
+    return { status: 401, body: { error: exception.message }, headers: exception.challenge ? { 'WWW-Authenticate': exception.challenge } : {} };
   }
+  if (exception instanceof DomainError) {
+    return { status: exception.status, body: { message: exception.message }, headers: {} };
+  }
+  if (exception instanceof HttpException) {
+    const status: number = exception.getStatus();
+    const response = exception.getResponse();
+    let message = exception.message;
+    if (typeof response === 'object' && response !== null && 'message' in response) {
+      const m: unknown = response.message;
+      message = Array.isArray(m) ? m.join('; ') : String(m);
+    }
+    if (status === 404 && message.startsWith('Cannot ')) {
+      message = `No operation ${method} ${path}`;
+    }
+    if (status === 401) return { status, body: { error: message }, headers: {} };
+    return { status, body: { message }, headers: {} };
+  }
+  const reference = randomUUID();
+  logger.error({ msg: 'unhandled error', reference, err: exception instanceof Error ? { message: exception.message, stack: exception.stack } : exception });
+  return { status: 500, body: { message: `Internal error; reference ${reference}` }, headers: {} };
 }

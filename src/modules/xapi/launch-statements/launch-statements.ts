@@ -66,6 +66,13 @@ export const LAUNCH_STATEMENTS_BATCH_QUEUE = defineQueue<LaunchStatementsBatchPa
   timeoutMs: 120_000,
 });
 
+interface ContextRows {
+  reg: RegistrationEntity | null;
+  inst: Pick<RegistrationInstanceEntity, 'courseVersion'> | null;
+  version: CourseVersionEntity | null;
+}
+type ContextMemo = Map<string, Promise<ContextRows>>;
+
 /**
  * Statements from SCORM launches, as SCORM Cloud records them in the application's LRS (ADL xAPI SCORM Profile, see
  * scorm-profile.ts). The player calls `launched` and `commitApplied` without waiting: each only queues a job (the
@@ -162,9 +169,11 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
   private async recordBatch(batch: LaunchStatementsBatchPayload): Promise<unknown> {
     let stored = 0;
     let failed: Error | null = null;
+    // A batch holds several commits of the same launch: its registration, instance and course are read once.
+    const contexts: ContextMemo = new Map();
     for (const item of batch.items) {
       try {
-        const outcome = (await this.record(item)) as { stored?: number };
+        const outcome = (await this.record(item, contexts)) as { stored?: number };
         stored += outcome.stored ?? 0;
       } catch (err) {
         failed ??= err instanceof Error ? err : new Error(String(err));
@@ -185,8 +194,8 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
     await this.dataSource.getRepository(XapiLaunchStateEntity).delete({ appId });
   }
 
-  private async record(p: LaunchStatementsPayload): Promise<unknown> {
-    const context = await this.context(p);
+  private async record(p: LaunchStatementsPayload, contexts?: ContextMemo): Promise<unknown> {
+    const context = await this.context(p, contexts);
     if (!context) return { skipped: 'registration or course gone' };
     const at = new Date(p.at);
     const authority = { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(p.appId), name: p.appId } };
@@ -244,10 +253,14 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private async context(p: LaunchStatementsPayload): Promise<LaunchContext | null> {
-    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
-    const inst = reg ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOneBy({ appId: p.appId, registrationId: p.registrationId, instance: p.instance }) : null;
-    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
+  private async context(p: LaunchStatementsPayload, contexts?: ContextMemo): Promise<LaunchContext | null> {
+    const memoKey = `${p.appId}\n${p.registrationId}\n${p.instance}`;
+    let rows = contexts?.get(memoKey);
+    if (!rows) {
+      rows = this.contextRows(p);
+      contexts?.set(memoKey, rows);
+    }
+    const { reg, inst, version } = await rows;
     if (!reg || !inst || !version) return null;
     const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
     const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
@@ -263,4 +276,14 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       standard: p.standard,
     };
   }
+  /** The rows a launch's statements name: the registration, its instance's course version (only that column), the version. */
+  private async contextRows(p: LaunchStatementsPayload): Promise<ContextRows> {
+    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
+    const inst = reg
+      ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOne({ where: { appId: p.appId, registrationId: p.registrationId, instance: p.instance }, select: { courseVersion: true } })
+      : null;
+    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
+    return { reg, inst, version };
+  }
+
 }
