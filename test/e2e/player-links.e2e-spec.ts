@@ -88,7 +88,7 @@ describe('course preview links and the reaping of expired player sessions', () =
     const id = JSON.parse(Buffer.from(r.body.launchLink.split('/').pop().split('.')[0], 'base64url').toString()).id as string;
     const page = new URL((await fetch(r.body.launchLink, { redirect: 'manual' })).headers.get('location')!, s.baseUrl).toString();
     const activityId = (await sessions.findOneByOrFail({ id })).settings!.activityId;
-    const post = (body: string | Buffer, type?: string, url = `${page}commit`) => fetch(url, { method: 'POST', headers: type ? { 'content-type': type } : {}, body });
+    const post = (body: string | Buffer, type?: string, url = `${page}commit`) => fetch(url, { method: 'POST', headers: type ? { 'content-type': type } : {}, body: typeof body === 'string' ? body : new Uint8Array(body) });
     const commit = JSON.stringify({ seq: 1, activityId, cmi: { 'cmi.core.lesson_status': 'passed' } });
 
     // navigator.sendBeacon posts a string as text/plain;charset=UTF-8 (the JSON parser of the other routes ignores it).
