@@ -65,7 +65,7 @@ export function pageQuery(q: ListScenarioQuery): { sql: string; params: unknown[
   let sql = `SELECT ${columns} FROM \`course\` \`c\` WHERE \`c\`.\`app_id\` = ?`;
   sql += tagCondition(q, params);
   if (q.titleFilter !== undefined) {
-    sql += ` AND (\`c\`.\`title_key\` LIKE ? COLLATE utf8mb4_unicode_ci ESCAPE '!' OR LENGTH(\`c\`.\`title_key\`) >= ${TITLE_KEY_LENGTH})`;
+    sql += ` AND (\`c\`.\`title_key\` LIKE ? COLLATE utf8mb4_general_ci ESCAPE '!' OR LENGTH(\`c\`.\`title_key\`) >= ${TITLE_KEY_LENGTH})`;
     params.push(likeParam(q.titleFilter));
   }
   if (q.after) {
@@ -85,7 +85,7 @@ export function rowsQuery(q: ListScenarioQuery, ids: string[]): { sql: string; p
   let sql = `SELECT ${COURSE_COLUMNS.map((c) => `\`c\`.\`${c}\` AS \`c_${c}\``).join(', ')} FROM \`course\` \`c\` WHERE \`c\`.\`app_id\` = ?`;
   sql += tagCondition(q, params);
   if (q.titleFilter !== undefined) {
-    sql += " AND `c`.`title` LIKE ? COLLATE utf8mb4_unicode_ci ESCAPE '!'";
+    sql += " AND `c`.`title` LIKE ? COLLATE utf8mb4_general_ci ESCAPE '!'";
     params.push(likeParam(q.titleFilter));
   }
   sql += ` AND \`c\`.\`id\` IN (${ids.map(() => '?').join(', ')})`;
