@@ -14,14 +14,14 @@
  * on MySQL only; 1/0: always/never), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>,
  * BENCH_JSON, BENCH_ASSERT, BENCH_KEEP. See bench/README.md.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'node:http';
 import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { getJson, keepAliveAgent, timedGet } from '../lib/http';
-import { basicAuth, createStack, REPO_ROOT, ensureBuilt, LcdsService, removeDirUnlessKept, startService } from '../lib/lcds';
+import { basicAuth, benchRunDir, createStack, ensureBuilt, LcdsService, REPO_ROOT, startService } from '../lib/lcds';
 import { LoadResult, runLoad } from '../lib/load';
 import { readProcMemory } from '../lib/proc';
 import { summarize, Summary } from '../lib/stats';
@@ -149,11 +149,7 @@ async function main(): Promise<void> {
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
 
   await ensureBuilt();
-  const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-courses-list-'));
-  onCleanup(`remove ${runDir}`, () => {
-    if (failed) process.stderr.write(`kept ${runDir} (failed run: logs)\n`);
-    else removeDirUnlessKept(runDir);
-  });
+  const runDir = benchRunDir('courses-list', () => failed);
   const stack = await createStack(runDir);
   const service = await startService(stack, { logFile: join(runDir, 'service.log'), logLevel });
   const appId = service.firstStart.application.appId;

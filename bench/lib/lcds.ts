@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort, onCleanup, spawnLogged, TrackedChild, waitForLogLine } from './children';
 
@@ -219,4 +220,18 @@ export function removeDirUnlessKept(dir: string): void {
     return;
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A benchmark's temporary run directory (`lcds-bench-<name>-…`), removed at the end unless kept: after a failed run
+ * (`failed()` true at cleanup: its logs), when `keep` names a reason (a CPU profile in it), or with BENCH_KEEP=1.
+ */
+export function benchRunDir(name: string, failed: () => boolean, keep?: string): string {
+  const runDir = mkdtempSync(join(tmpdir(), `lcds-bench-${name}-`));
+  onCleanup(`remove ${runDir}`, () => {
+    if (failed()) process.stderr.write(`kept ${runDir} (failed run: logs)\n`);
+    else if (keep) process.stderr.write(`kept ${runDir} (${keep})\n`);
+    else removeDirUnlessKept(runDir);
+  });
+  return runDir;
 }

@@ -12,13 +12,13 @@
  * BENCH_SAMPLES (100 sequential requests per query), BENCH_BATCHES (1,10,50), BENCH_QUERIES (0: ingest only),
  * BENCH_PROFILE (1: CPU profile of the service), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_KEEP. See bench/README.md.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { keepAliveAgent, timedGet } from '../lib/http';
-import { basicAuth, createStack, ensureBuilt, removeDirUnlessKept, startService } from '../lib/lcds';
+import { basicAuth, benchRunDir, createStack, ensureBuilt, startService } from '../lib/lcds';
 import { runLoad } from '../lib/load';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
 import { readProcCpuSeconds } from '../lib/proc';
@@ -40,11 +40,7 @@ async function main(): Promise<void> {
   const withQueries = envNumber('BENCH_QUERIES', 1) !== 0;
   const profile = envNumber('BENCH_PROFILE', 0) !== 0;
   await ensureBuilt();
-  const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-lrs-'));
-  onCleanup(`remove ${runDir}`, () => {
-    if (failed || profile) process.stderr.write(`kept ${runDir}${failed ? ' (failed run: logs)' : ' (CPU profile)'}\n`);
-    else removeDirUnlessKept(runDir);
-  });
+  const runDir = benchRunDir('lrs', () => failed, profile ? 'CPU profile' : undefined);
   const stack = await createStack(runDir);
   const service = await startService(stack, {
     logFile: join(runDir, 'service.log'),

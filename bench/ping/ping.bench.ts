@@ -11,14 +11,14 @@
  * BENCH_JSON=<file> (write the results), BENCH_ASSERT=1 (exit 1 when a goal is missed), BENCH_KEEP=1 (keep the
  * temp dir with logs), BENCH_ENV_<NAME>=v (pass NAME=v to the service). See bench/README.md.
  */
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startBareServer } from '../lib/bare-server';
-import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
+import { installExitHandlers, runCleanups } from '../lib/children';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
 import { envNumber, fmtBytes, fmtMs, fmtNumber, fmtPct, formatTable } from '../lib/format';
-import { basicAuth, createStack, ensureBuilt, expectJson, getAppToken, removeDirUnlessKept, startService } from '../lib/lcds';
+import { basicAuth, benchRunDir, createStack, ensureBuilt, expectJson, getAppToken, startService } from '../lib/lcds';
 import { LoadResult, runLoad } from '../lib/load';
 import { CpuMeter, MemorySampler, readProcMemory } from '../lib/proc';
 
@@ -57,11 +57,7 @@ async function main(): Promise<void> {
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
 
   await ensureBuilt();
-  const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-ping-'));
-  onCleanup(`remove ${runDir}`, () => {
-    if (cpuProf || failed) process.stderr.write(`kept ${runDir} (${failed ? 'failed run: logs' : 'CPU profile'})\n`);
-    else removeDirUnlessKept(runDir);
-  });
+  const runDir = benchRunDir('ping', () => failed, cpuProf ? 'CPU profile' : undefined);
   const stack = await createStack(runDir);
 
   const profDir = join(runDir, 'cpu-prof');

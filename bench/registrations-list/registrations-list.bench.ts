@@ -13,15 +13,15 @@
  * requests per scenario), BENCH_WARMUP_SAMPLES (20), BENCH_ANALYZE (auto: on MySQL only), BENCH_LOG_LEVEL,
  * BENCH_ENV_<NAME>, BENCH_JSON, BENCH_ASSERT, BENCH_KEEP.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BenchDb, dbDateText, openBenchDb } from '../courses-list/seed-db';
 import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { getJson, keepAliveAgent, timedGet } from '../lib/http';
-import { basicAuth, createStack, ensureBuilt, LcdsService, REPO_ROOT, removeDirUnlessKept, startService } from '../lib/lcds';
+import { basicAuth, benchRunDir, createStack, ensureBuilt, LcdsService, REPO_ROOT, startService } from '../lib/lcds';
 import { readProcCpuSeconds, readProcMemory } from '../lib/proc';
 import { summarize, Summary } from '../lib/stats';
 
@@ -188,11 +188,7 @@ async function main(): Promise<void> {
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
 
   await ensureBuilt();
-  const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-registrations-list-'));
-  onCleanup(`remove ${runDir}`, () => {
-    if (failed) process.stderr.write(`kept ${runDir} (failed run: logs)\n`);
-    else removeDirUnlessKept(runDir);
-  });
+  const runDir = benchRunDir('registrations-list', () => failed);
   const stack = await createStack(runDir);
   const service = await startService(stack, { logFile: join(runDir, 'service.log'), logLevel });
   const appId = service.firstStart.application.appId;

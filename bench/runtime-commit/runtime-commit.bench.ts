@@ -12,14 +12,14 @@
  * (3 s), BENCH_SUSPEND_BYTES (4096), BENCH_INTERACTIONS (10), BENCH_CPU_PROF (1: write a CPU profile of the
  * service during the measured run), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_JSON, BENCH_ASSERT, BENCH_KEEP.
  */
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
-import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
+import { installExitHandlers, runCleanups } from '../lib/children';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
-import { basicAuth, createStack, ensureBuilt, LcdsService, REPO_ROOT, removeDirUnlessKept, startService, Stack } from '../lib/lcds';
+import { basicAuth, benchRunDir, createStack, ensureBuilt, LcdsService, REPO_ROOT, Stack, startService } from '../lib/lcds';
 import { CpuMeter, readProcMemory } from '../lib/proc';
 import { Recorder, Summary } from '../lib/stats';
 import { commitCmi, scorm2004Package } from './payload';
@@ -237,11 +237,7 @@ async function main(): Promise<void> {
   const profile = process.env.BENCH_CPU_PROF === '1';
 
   await ensureBuilt();
-  const runDir = mkdtempSync(join(tmpdir(), 'lcds-bench-runtime-commit-'));
-  onCleanup(`remove ${runDir}`, () => {
-    if (failed || profile) process.stderr.write(`kept ${runDir}${failed ? ' (failed run: logs)' : ' (CPU profile)'}\n`);
-    else removeDirUnlessKept(runDir);
-  });
+  const runDir = benchRunDir('runtime-commit', () => failed, profile ? 'CPU profile' : undefined);
   const stack = await createStack(runDir);
   const service = await startService(stack, {
     logFile: join(runDir, 'service.log'),
