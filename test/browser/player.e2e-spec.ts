@@ -69,6 +69,24 @@ describe('player: launch links, the SCORM runtime in a real browser, commits, pr
     expect(history[0].exitTime).toBeDefined();
     expect(history[0].lastRuntimeUpdate).toBeDefined();
 
+    // What the SCO did is in the application's LRS as statements of the ADL xAPI SCORM Profile, in the registration.
+    const registration = (await call(`${s.api}/registrations/r12`, { auth: app })).body.xapiRegistrationId as string;
+    const lrsStatements = async () => {
+      const r = await fetch(`${s.config.publicUrl}/lrs/${s.firstStart.application.appId}/statements?registration=${registration}&ascending=true`, {
+        headers: { authorization: app, 'x-experience-api-version': '1.0.3' },
+      });
+      return ((await r.json()) as { statements: Array<{ verb: { id: string }; result?: Record<string, any>; object: { id: string }; context?: Record<string, any> }> }).statements;
+    };
+    const expected = ['launched', 'initialized', 'responded', 'completed', 'passed', 'terminated'];
+    const statements = await waitFor(lrsStatements, (l) => l.length >= expected.length);
+    expect(statements.map((st) => st.verb.id.split('/').pop()).sort()).toEqual([...expected].sort());
+    const verb = (v: string) => statements.find((st) => st.verb.id === `http://adlnet.gov/expapi/verbs/${v}`)!;
+    expect(verb('passed').result).toMatchObject({ success: true, score: { scaled: 0.85, raw: 85 } });
+    expect(verb('responded').object.id).toMatch(/q1$/);
+    expect(verb('responded').result).toMatchObject({ success: true });
+    expect(verb('terminated').result).toMatchObject({ duration: 'PT90S' });
+    for (const st of statements) expect(st.context?.contextActivities?.category).toEqual([expect.objectContaining({ id: 'https://w3id.org/xapi/scorm' })]);
+
     // The link was used: opening it again shows the "already used" page.
     const again = await context.newPage();
     const res = await again.goto(url);
