@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Memory and CPU of a process, read from /proc (Linux). Every reader answers null/NaN elsewhere or once the
@@ -108,4 +108,18 @@ export class CpuMeter {
     const childS = readProcCpuSeconds(this.childPid) - this.childStart;
     return { childPct: (childS / wallS) * 100, selfPct: ((self.user + self.system) / 1e6 / wallS) * 100 };
   }
+}
+
+/** The local MariaDB/MySQL server process, to tell its CPU use (null when not on this machine). */
+export function databaseServerPid(): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
 }

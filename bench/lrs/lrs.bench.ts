@@ -12,7 +12,6 @@
  * BENCH_SAMPLES (100 sequential requests per query), BENCH_BATCHES (1,10,50), BENCH_QUERIES (0: ingest only),
  * BENCH_PROFILE (1: CPU profile of the service), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_KEEP. See bench/README.md.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { installExitHandlers, onCleanup, runCleanups } from '../lib/children';
@@ -21,7 +20,7 @@ import { keepAliveAgent, timedGet } from '../lib/http';
 import { basicAuth, benchRunDir, createStack, ensureBuilt, startService } from '../lib/lcds';
 import { runLoad } from '../lib/load';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
-import { readProcCpuSeconds } from '../lib/proc';
+import { databaseServerPid, readProcCpuSeconds } from '../lib/proc';
 import { summarize } from '../lib/stats';
 import { BenchDb, openBenchDb } from '../courses-list/seed-db';
 import { activityOf, agentOf, AGENTS, ACTIVITIES, REGISTRATIONS, registrationOf, seedStatements, statementFor, verbOf, VERBS } from './statements';
@@ -198,20 +197,6 @@ async function dropSecondaryIndexes(db: BenchDb, tables: string[]): Promise<stri
     restore.push(`ALTER TABLE \`${table}\` ${add.join(', ')}`);
   }
   return restore;
-}
-
-/** The local MariaDB/MySQL server process, to tell its CPU use (null when not on this machine). */
-function databaseServerPid(): number | null {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const comm = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'mariadbd' || comm === 'mysqld') return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return null;
 }
 
 main()

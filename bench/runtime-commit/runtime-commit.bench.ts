@@ -20,7 +20,7 @@ import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../li
 import { installExitHandlers, runCleanups } from '../lib/children';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { basicAuth, benchRunDir, createStack, ensureBuilt, LcdsService, REPO_ROOT, Stack, startService } from '../lib/lcds';
-import { CpuMeter, readProcMemory } from '../lib/proc';
+import { CpuMeter, databaseServerPid, readProcCpuSeconds, readProcMemory } from '../lib/proc';
 import { Recorder, Summary } from '../lib/stats';
 import { commitCmi, scorm2004Package } from './payload';
 
@@ -42,6 +42,14 @@ interface RunResult {
   latency: Summary;
   serverCpuPct: number;
   loadCpuPct: number;
+  /** CPU the local database server spent per operation (ms; NaN when it is not a local MariaDB/MySQL). */
+  dbCpuMsPerOp: number;
+}
+
+/** CPU seconds of the local MariaDB/MySQL server so far (NaN on SQLite or a remote server). */
+function databaseCpuSeconds(stack: Stack): number {
+  const pid = stack.kind === 'production' ? databaseServerPid() : null;
+  return pid === null ? NaN : readProcCpuSeconds(pid);
 }
 
 function post(agent: Agent, url: string, body: string): Promise<{ status: number; text: string }> {
@@ -110,12 +118,13 @@ async function launchLearners(service: LcdsService, auth: string, n: number, sus
 }
 
 /** Every learner commits in a loop (one request in flight each) for `seconds`; answers the rate and latencies. */
-async function commitLoad(service: LcdsService, learners: Learner[], seconds: number, label: string): Promise<RunResult> {
+async function commitLoad(stack: Stack, service: LcdsService, learners: Learner[], seconds: number, label: string): Promise<RunResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: learners.length });
   const latencies = new Recorder();
   let errors = 0;
   let firstError = '';
   const cpu = new CpuMeter(service.pid);
+  const db0 = databaseCpuSeconds(stack);
   const started = process.hrtime.bigint();
   const end = Date.now() + seconds * 1000;
   await Promise.all(
@@ -143,7 +152,8 @@ async function commitLoad(service: LcdsService, learners: Learner[], seconds: nu
   const { childPct, selfPct } = cpu.stop();
   agent.destroy();
   if (firstError) process.stderr.write(`${label}: ${errors} failed commits, first: ${firstError}\n`);
-  return { label, seconds: wallS, ops: latencies.length, errors, rate: latencies.length / wallS, latency: latencies.summary(), serverCpuPct: childPct, loadCpuPct: selfPct };
+  const dbCpuMsPerOp = ((databaseCpuSeconds(stack) - db0) * 1000) / Math.max(1, latencies.length);
+  return { label, seconds: wallS, ops: latencies.length, errors, rate: latencies.length / wallS, latency: latencies.summary(), serverCpuPct: childPct, loadCpuPct: selfPct, dbCpuMsPerOp };
 }
 
 /**
@@ -166,6 +176,7 @@ async function mysqlCeiling(stack: Stack, workers: number, treeBytes: number, se
     let errors = 0;
     const started = process.hrtime.bigint();
     const selfStart = process.cpuUsage();
+    const db0 = databaseCpuSeconds(stack);
     const end = Date.now() + seconds * 1000;
     await Promise.all(
       Array.from({ length: workers }, async (_, w) => {
@@ -197,6 +208,7 @@ async function mysqlCeiling(stack: Stack, workers: number, treeBytes: number, se
       latency: latencies.summary(),
       serverCpuPct: NaN,
       loadCpuPct: ((self.user + self.system) / 1e6 / wallS) * 100,
+      dbCpuMsPerOp: ((databaseCpuSeconds(stack) - db0) * 1000) / Math.max(1, latencies.length),
     };
   } finally {
     await pool.query('DROP TABLE IF EXISTS bench_upsert').catch(() => undefined);
@@ -254,10 +266,10 @@ async function main(): Promise<void> {
 
   if (warmupS > 0) {
     process.stderr.write(`warm-up ${warmupS} s…\n`);
-    await commitLoad(service, learners, warmupS, 'warm-up');
+    await commitLoad(stack, service, learners, warmupS, 'warm-up');
   }
   process.stderr.write(`measuring ${durationS} s…\n`);
-  const lcds = await commitLoad(service, learners, durationS, `LCDS commits (${nLearners} sessions)`);
+  const lcds = await commitLoad(stack, service, learners, durationS, `LCDS commits (${nLearners} sessions)`);
   const peak = readProcMemory(service.pid);
 
   // Every learner's last commit is the stored one: nothing lost, nothing applied twice.
@@ -303,8 +315,9 @@ async function main(): Promise<void> {
     `${r.loadCpuPct.toFixed(0)} %`,
     // CPU a commit costs: the service's (LCDS), the bench process's (plain mysql2, the client side only).
     fmtMs(((Number.isFinite(r.serverCpuPct) ? r.serverCpuPct : r.loadCpuPct) / 100) * r.seconds * 1000 / Math.max(1, r.ops)),
+    Number.isFinite(r.dbCpuMsPerOp) ? fmtMs(r.dbCpuMsPerOp) : '—',
   ]);
-  process.stdout.write(formatTable(['run', 'commits', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'load CPU', 'CPU ms/op'], rows) + '\n\n');
+  process.stdout.write(formatTable(['run', 'commits', 'per s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'server CPU', 'load CPU', 'CPU ms/op', 'DB CPU ms/op'], rows) + '\n\n');
   const goals = [
     [`≥ ${fmtNumber(GOAL_RATE)} commits/s`, fmtNumber(lcds.rate), verdict(lcds.rate >= GOAL_RATE)],
     [`p99 < ${GOAL_P99_MS} ms`, fmtMs(lcds.latency.p99), verdict(lcds.latency.p99 < GOAL_P99_MS)],

@@ -5,7 +5,7 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
-import { runHotStatement } from '../../platform/database/hot-statement';
+import { HotStatement, isLockConflict, runHotStatement, runHotTransaction } from '../../platform/database/hot-statement';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
@@ -966,53 +966,57 @@ export class PlayerService {
   /**
    * Stores one commit atomically if the instance is still at `expectedSeq`: the instance's summary and tree, and
    * the launch history row of the session, and the registration's updated_at (GetRegistrations' `updated` filter and
-   * order). MySQL: one multi-table UPDATE (one round trip, atomic as any statement);
-   * SQLite: both UPDATEs in one transaction (in-process, no round trips to save). False when another commit won.
+   * order), in one transaction. MySQL: prepared statements, instance first (runHotTransaction); SQLite: TypeORM's
+   * transaction (in-process, no round trips to save). False when another commit won.
    */
   private async storeCommit(where: { appId: string; registrationId: string; instance: number }, expectedSeq: number, c: StoredCommit): Promise<boolean> {
     const now = new Date();
     const at = c.at ?? now;
     if (this.dataSource.options.type === 'mysql') {
-      const res = await runHotStatement<{ affectedRows?: number }>(
-        this.dataSource,
-        `UPDATE registration_instance i JOIN registration r ON r.app_id = i.app_id AND r.id = i.registration_id LEFT JOIN launch_history h ON h.app_id = i.app_id AND h.id = ?
-         SET i.activity_details = ?, i.completion = ?, i.success = ?, i.completion_amount = ?, i.score_scaled = ?, i.total_seconds = ?,
-           i.first_access_at = COALESCE(i.first_access_at, ?), i.last_access_at = ?,
-           i.completed_at = CASE WHEN ? THEN COALESCE(i.completed_at, ?) ELSE i.completed_at END,
-           i.suspended_activity_id = ?, i.commit_seq = ?, i.updated_at = ?, i.sequencing_state = COALESCE(?, i.sequencing_state), i.global_objectives = COALESCE(?, i.global_objectives), r.updated_at = ?,
-           h.last_runtime_update = ?, h.completion = ?, h.success = ?, h.score_scaled = ?, h.total_seconds = ?, h.exit_time = COALESCE(?, h.exit_time)
-         WHERE i.app_id = ? AND i.registration_id = ? AND i.instance = ? AND i.commit_seq = ?`,
-        [
-          c.launchHistoryId,
-          jsonColumn.to(c.activityDetails),
-          c.completion,
-          c.success,
-          c.completionAmount,
-          c.scoreScaled,
-          c.totalSeconds,
-          at,
-          now,
-          c.completion === 'COMPLETED',
-          at,
-          c.suspendedActivityId,
-          c.commitSeq,
-          now,
-          c.sequencingState ?? null,
-          c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
-          now,
-          now,
-          c.completion,
-          c.success,
-          c.scoreScaled,
-          c.launchSeconds,
-          c.final ? now : null,
-          where.appId,
-          where.registrationId,
-          where.instance,
-          expectedSeq,
-        ],
-      );
-      return (res.affectedRows ?? 0) > 0;
+      const statements: HotStatement[] = [
+        {
+          guard: true,
+          sql: `UPDATE registration_instance SET activity_details = ?, completion = ?, success = ?, completion_amount = ?, score_scaled = ?, total_seconds = ?,
+             first_access_at = COALESCE(first_access_at, ?), last_access_at = ?, completed_at = CASE WHEN ? THEN COALESCE(completed_at, ?) ELSE completed_at END,
+             suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives)
+           WHERE app_id = ? AND registration_id = ? AND instance = ? AND commit_seq = ?`,
+          values: [
+            jsonColumn.to(c.activityDetails),
+            c.completion,
+            c.success,
+            c.completionAmount,
+            c.scoreScaled,
+            c.totalSeconds,
+            at,
+            now,
+            c.completion === 'COMPLETED',
+            at,
+            c.suspendedActivityId,
+            c.commitSeq,
+            now,
+            c.sequencingState ?? null,
+            c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
+            where.appId,
+            where.registrationId,
+            where.instance,
+            expectedSeq,
+          ],
+        },
+        { sql: 'UPDATE registration SET updated_at = ? WHERE app_id = ? AND id = ?', values: [now, where.appId, where.registrationId] },
+      ];
+      if (c.launchHistoryId) {
+        statements.push({
+          sql: 'UPDATE launch_history SET last_runtime_update = ?, completion = ?, success = ?, score_scaled = ?, total_seconds = ?, exit_time = COALESCE(?, exit_time) WHERE app_id = ? AND id = ?',
+          values: [now, c.completion, c.success, c.scoreScaled, c.launchSeconds, c.final ? now : null, where.appId, c.launchHistoryId],
+        });
+      }
+      try {
+        return await runHotTransaction(this.dataSource, statements);
+      } catch (err) {
+        // Another writer of the same rows (lock order): as when it won the race, the caller reads again and retries.
+        if (isLockConflict(err)) return false;
+        throw err;
+      }
     }
     return this.dataSource.transaction(async (m) => {
       const res = await m
