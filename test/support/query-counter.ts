@@ -5,20 +5,35 @@ import { DataSource, QueryRunner } from 'typeorm';
 export function countQueries(app: INestApplication): { readonly count: number; stop(): void } {
   const driver = app.get(DataSource).driver;
   const original = driver.createQueryRunner.bind(driver);
-  // Hot statements (platform/database/hot-statement.ts) run as prepared statements on the MySQL pool: count those too.
-  const pool = (driver as unknown as { pool?: { execute: (...args: unknown[]) => unknown } }).pool;
-  const execute = pool?.execute;
-  if (pool && execute) {
-    pool.execute = (...args: unknown[]) => {
-      counter.count++;
-      return execute.apply(pool, args);
-    };
+  // Hot statements and transactions (platform/database/hot-statement.ts) run as prepared statements on a connection
+  // of the MySQL pool (pool.execute takes one too): count those (TypeORM's own runners never prepare, and their
+  // queries are counted below; a hot transaction's START TRANSACTION and COMMIT are not counted).
+  type Conn = { execute: (...args: unknown[]) => unknown };
+  type Pool = { getConnection: (cb: (err: unknown, conn: Conn) => void) => void };
+  const pool = (driver as unknown as { pool?: Pool }).pool;
+  const getConnection = pool?.getConnection;
+  let counting = true;
+  const countedConns = new WeakSet<Conn>();
+  if (pool && getConnection) {
+    pool.getConnection = (cb) =>
+      getConnection.call(pool, (err, conn) => {
+        if (conn && !countedConns.has(conn)) {
+          countedConns.add(conn);
+          const own = conn.execute.bind(conn);
+          conn.execute = (...args: unknown[]) => {
+            if (counting) counter.count++;
+            return own(...args);
+          };
+        }
+        cb(err, conn);
+      });
   }
   const counter = {
     count: 0,
     stop: () => {
+      counting = false;
       driver.createQueryRunner = original;
-      if (pool && execute) pool.execute = execute;
+      if (pool && getConnection) pool.getConnection = getConnection;
     },
   };
   const wrapped = new WeakSet<QueryRunner>();

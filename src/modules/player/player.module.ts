@@ -12,6 +12,7 @@ import { AiccHacpController } from './aicc-hacp.controller';
 import { AiccHacpService } from './aicc-hacp.service';
 import { XapiModule } from '../xapi/xapi.module';
 import { CommitEndpoint } from './commit-endpoint';
+import { CommitStore } from './commit-store';
 import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
@@ -23,7 +24,7 @@ import { Cmi5Runtime } from './cmi5-runtime';
 @Module({
   imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
   controllers: [PlayerController, AiccHacpController],
-  providers: [PlayerService, CommitEndpoint, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime],
+  providers: [PlayerService, CommitStore, CommitEndpoint, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(

@@ -5,7 +5,7 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
-import { HotStatement, isLockConflict, runHotStatement, runHotTransaction } from '../../platform/database/hot-statement';
+import { runHotStatement } from '../../platform/database/hot-statement';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
@@ -26,6 +26,7 @@ import { ausOf, Cmi5Runtime, type InstanceKey } from './cmi5-runtime';
 import { applyXapiResults, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
 import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './learner-preference';
+import { CommitStore } from './commit-store';
 import { PlayerError } from './player-errors';
 import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
@@ -110,32 +111,6 @@ const mediaOf = (version: CourseVersionEntity): { kind: MediaKind; file: string 
   return media?.kind && media.file ? { kind: media.kind, file: media.file } : null;
 };
 
-/** What one applied commit writes (storeCommit). */
-interface StoredCommit {
-  activityDetails: ActivityResult;
-  completion: string;
-  success: string;
-  completionAmount: number;
-  scoreScaled: number | null;
-  totalSeconds: number;
-  suspendedActivityId: string | null;
-  commitSeq: number;
-  launchHistoryId: string | null;
-  /** Seconds tracked in this launch (the launch history's totalSecondsTracked). */
-  launchSeconds: number;
-  /** The player's last commit (unload): the launch ends now. */
-  final: boolean;
-  /** When the learner did it (first access, completion), if not now (xAPI statements' timestamps). */
-  at?: Date;
-  /** SCORM 2004: the sequencing engine's new state. */
-  sequencingState?: string;
-  /** SCORM 2004: the registration's globalObjectives, when the commit changed them. */
-  globalObjectives?: Objective[];
-}
-
-/** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
-const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
-
 /** What the launch statements report of an activity (status, score, interactions): a commit that leaves it unchanged states nothing. */
 const reportedOf = (node: ActivityResult): string =>
   JSON.stringify([node.activityCompletion, node.activitySuccess, node.score?.scaled ?? null, node.runtime?.runtimeInteractions?.length ?? 0]);
@@ -217,6 +192,7 @@ export class PlayerService {
     private readonly launchStatements: LaunchStatements,
     private readonly lrsTokens: LrsLaunchTokens,
     private readonly cmi5: Cmi5Runtime,
+    private readonly commitStore: CommitStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.sessionTokens = new VerifiedSessionTokens(keys);
@@ -834,7 +810,7 @@ export class PlayerService {
         if (JSON.stringify(engine.globalObjectives()) !== globalsBefore) globalObjectives = globalObjectivesOf(engine);
       } else rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
-      const applied = await this.storeCommit(where, inst.commitSeq, {
+      const applied = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: tree,
         completion,
         success: tree.activitySuccess,
@@ -942,7 +918,7 @@ export class PlayerService {
       const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
       const useTimestamp = values.get('UseStatementTimestampInRegistrationUpdates') !== 'false';
       const latest = await this.dataSource.getRepository(LaunchHistoryEntity).findOne({ where, order: { launchTime: 'DESC' }, select: { id: true, totalSeconds: true } });
-      const stored = await this.storeCommit(where, inst.commitSeq, {
+      const stored = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: tree,
         completion: tree.activityCompletion,
         success: tree.activitySuccess,
@@ -961,99 +937,5 @@ export class PlayerService {
       return tree;
     }
     throw new Error('Progress from statements: the registration kept changing; retrying');
-  }
-
-  /**
-   * Stores one commit atomically if the instance is still at `expectedSeq`: the instance's summary and tree, and
-   * the launch history row of the session, and the registration's updated_at (GetRegistrations' `updated` filter and
-   * order), in one transaction. MySQL: prepared statements, instance first (runHotTransaction); SQLite: TypeORM's
-   * transaction (in-process, no round trips to save). False when another commit won.
-   */
-  private async storeCommit(where: { appId: string; registrationId: string; instance: number }, expectedSeq: number, c: StoredCommit): Promise<boolean> {
-    const now = new Date();
-    const at = c.at ?? now;
-    if (this.dataSource.options.type === 'mysql') {
-      const statements: HotStatement[] = [
-        {
-          guard: true,
-          sql: `UPDATE registration_instance SET activity_details = ?, completion = ?, success = ?, completion_amount = ?, score_scaled = ?, total_seconds = ?,
-             first_access_at = COALESCE(first_access_at, ?), last_access_at = ?, completed_at = CASE WHEN ? THEN COALESCE(completed_at, ?) ELSE completed_at END,
-             suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives)
-           WHERE app_id = ? AND registration_id = ? AND instance = ? AND commit_seq = ?`,
-          values: [
-            jsonColumn.to(c.activityDetails),
-            c.completion,
-            c.success,
-            c.completionAmount,
-            c.scoreScaled,
-            c.totalSeconds,
-            at,
-            now,
-            c.completion === 'COMPLETED',
-            at,
-            c.suspendedActivityId,
-            c.commitSeq,
-            now,
-            c.sequencingState ?? null,
-            c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
-            where.appId,
-            where.registrationId,
-            where.instance,
-            expectedSeq,
-          ],
-        },
-        { sql: 'UPDATE registration SET updated_at = ? WHERE app_id = ? AND id = ?', values: [now, where.appId, where.registrationId] },
-      ];
-      if (c.launchHistoryId) {
-        statements.push({
-          sql: 'UPDATE launch_history SET last_runtime_update = ?, completion = ?, success = ?, score_scaled = ?, total_seconds = ?, exit_time = COALESCE(?, exit_time) WHERE app_id = ? AND id = ?',
-          values: [now, c.completion, c.success, c.scoreScaled, c.launchSeconds, c.final ? now : null, where.appId, c.launchHistoryId],
-        });
-      }
-      try {
-        return await runHotTransaction(this.dataSource, statements);
-      } catch (err) {
-        // Another writer of the same rows (lock order): as when it won the race, the caller reads again and retries.
-        if (isLockConflict(err)) return false;
-        throw err;
-      }
-    }
-    return this.dataSource.transaction(async (m) => {
-      const res = await m
-        .createQueryBuilder()
-        .update(RegistrationInstanceEntity)
-        .set({
-          activityDetails: c.activityDetails,
-          completion: c.completion,
-          success: c.success,
-          completionAmount: c.completionAmount,
-          scoreScaled: c.scoreScaled,
-          totalSeconds: c.totalSeconds,
-          firstAccessAt: () => 'COALESCE(first_access_at, :now)',
-          lastAccessAt: now,
-          completedAt: c.completion === 'COMPLETED' ? () => 'COALESCE(completed_at, :now)' : () => 'completed_at',
-          suspendedActivityId: c.suspendedActivityId,
-          commitSeq: c.commitSeq,
-          updatedAt: now,
-          ...(c.sequencingState !== undefined ? { sequencingState: c.sequencingState } : {}),
-          ...(c.globalObjectives !== undefined ? { globalObjectives: c.globalObjectives } : {}),
-        })
-        .where({ ...where, commitSeq: expectedSeq })
-        .setParameter('now', dbDatetime(at))
-        .execute();
-      if (!res.affected) return false;
-      await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: now });
-      if (c.launchHistoryId) {
-        await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {
-          lastRuntimeUpdate: now,
-          completion: c.completion,
-          success: c.success,
-          scoreScaled: c.scoreScaled,
-          totalSeconds: c.launchSeconds,
-          ...(c.final ? { exitTime: now } : {}),
-        });
-      }
-      return true;
-    });
   }
 }

@@ -33,49 +33,38 @@ export function runHotStatement<T>(dataSource: DataSource, sql: string, values: 
   return promised<T>((cb) => pool.execute(sql, values, cb as Callback<unknown>));
 }
 
-/** One statement of a hot transaction; `guard`: the transaction is rolled back (and answers false) when it changes no row. */
-export interface HotStatement {
-  sql: string;
-  values: unknown[];
-  guard?: boolean;
-}
+/** Runs a prepared statement on the transaction's connection: rows for a SELECT, the OK packet otherwise. */
+export type HotExecute = <R = { affectedRows?: number }>(sql: string, values: unknown[]) => Promise<R>;
 
 /**
- * Runs statements of a hot path in one transaction, MySQL only: prepared statements on one connection of
- * TypeORM's pool between START TRANSACTION and COMMIT (no query runner, no entity manager). False, with nothing
- * changed, when a guard statement changed no row (another writer won). On any error the transaction is rolled
- * back and the error thrown; a connection whose rollback failed is destroyed, not reused.
+ * Runs `work` in one transaction on one connection of TypeORM's pool, MySQL only: its statements are prepared
+ * statements between START TRANSACTION and COMMIT (no query runner, no entity manager, no savepoints). On an error
+ * the transaction is rolled back and the error thrown; a connection whose START, COMMIT or ROLLBACK failed is
+ * destroyed, not handed to the next user.
  *
- * Several single-table UPDATEs are used rather than one multi-table UPDATE: MariaDB runs a multi-table UPDATE
- * through a temporary table per statement (an on-disk one when a BLOB/TEXT column is set), measured at 4–5 times
- * the server CPU of the same rows updated one statement each.
+ * Hot paths use it for several single-table UPDATEs rather than one multi-table UPDATE: MariaDB runs a multi-table
+ * UPDATE through a temporary table per statement (on disk when a TEXT column is set), measured at 4-5 times the
+ * server CPU of the same rows updated one statement each.
  */
-export async function runHotTransaction(dataSource: DataSource, statements: HotStatement[]): Promise<boolean> {
+export async function inHotTransaction<T>(dataSource: DataSource, work: (execute: HotExecute) => Promise<T>): Promise<T> {
   const pool = mysqlPool(dataSource);
-  if (!pool) throw new Error('runHotTransaction runs on MySQL only');
+  if (!pool) throw new Error('inHotTransaction runs on MySQL only');
   const conn = await promised<PooledConnection>((cb) => pool.getConnection(cb));
-  // Only a statement's own error, after a clean ROLLBACK, leaves the connection fit for the next user.
+  const execute: HotExecute = <R>(sql: string, values: unknown[]) => promised<unknown>((cb) => conn.execute(sql, values, cb)) as Promise<R>;
   let reusable = false;
   try {
     await promised((cb) => conn.query('START TRANSACTION', cb));
-    for (const s of statements) {
-      let res: { affectedRows?: number };
-      try {
-        res = (await promised<unknown>((cb) => conn.execute(s.sql, s.values, cb))) as { affectedRows?: number };
-      } catch (err) {
-        await promised((cb) => conn.query('ROLLBACK', cb));
-        reusable = true;
-        throw err;
-      }
-      if (s.guard && !(res.affectedRows ?? 0)) {
-        await promised((cb) => conn.query('ROLLBACK', cb));
-        reusable = true;
-        return false;
-      }
+    let result: T;
+    try {
+      result = await work(execute);
+    } catch (err) {
+      await promised((cb) => conn.query('ROLLBACK', cb));
+      reusable = true;
+      throw err;
     }
     await promised((cb) => conn.query('COMMIT', cb));
     reusable = true;
-    return true;
+    return result;
   } finally {
     if (reusable) conn.release();
     else conn.destroy();

@@ -1,0 +1,227 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { GroupCommitter } from '../../platform/database/group-commit';
+import { HotExecute, inHotTransaction, isLockConflict } from '../../platform/database/hot-statement';
+import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
+import { RegistrationEntity } from '../registrations/entities/registration.entity';
+import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
+import { jsonColumn } from '../registrations/entities/json-column';
+import type { ActivityResult, Objective } from '../registrations/registration-types';
+
+/** What one applied commit writes. */
+export interface StoredCommit {
+  activityDetails: ActivityResult;
+  completion: string;
+  success: string;
+  completionAmount: number;
+  scoreScaled: number | null;
+  totalSeconds: number;
+  suspendedActivityId: string | null;
+  commitSeq: number;
+  launchHistoryId: string | null;
+  /** Seconds tracked in this launch (the launch history's totalSecondsTracked). */
+  launchSeconds: number;
+  /** The player's last commit (unload): the launch ends now. */
+  final: boolean;
+  /** When the learner did it (first access, completion), if not now (xAPI statements' timestamps). */
+  at?: Date;
+  /** SCORM 2004: the sequencing engine's new state. */
+  sequencingState?: string;
+  /** SCORM 2004: the registration's globalObjectives, when the commit changed them. */
+  globalObjectives?: Objective[];
+}
+
+export interface CommitTarget {
+  appId: string;
+  registrationId: string;
+  instance: number;
+}
+
+interface PendingCommit {
+  where: CommitTarget;
+  expectedSeq: number;
+  c: StoredCommit;
+}
+
+/** Most commits in one transaction (each is one UPDATE of its instance; the registrations and launches are one statement each). */
+const MAX_BATCH = 32;
+/** Transactions of commits under way at once (of the pool's connections; DATABASE_POOL_SIZE defaults to 10). */
+const WRITERS = 2;
+
+const INSTANCE_SQL = `UPDATE registration_instance SET activity_details = ?, completion = ?, success = ?, completion_amount = ?, score_scaled = ?, total_seconds = ?,
+    first_access_at = COALESCE(first_access_at, ?), last_access_at = ?, completed_at = CASE WHEN ? THEN COALESCE(completed_at, ?) ELSE completed_at END,
+    suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives)
+  WHERE app_id = ? AND registration_id = ? AND instance = ? AND commit_seq = ?`;
+
+/** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
+const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
+
+/**
+ * Stores applied commits: each instance's summary and tree if it is still at the expected commit_seq (false when
+ * another commit won), its registration's updated_at (GetRegistrations' `updated` filter and order) and its
+ * launch's history row, in one transaction.
+ *
+ * Commits of many learners arriving together share a transaction (GroupCommitter); a commit's answer waits for its
+ * transaction's COMMIT. MySQL: one prepared UPDATE per instance, then one UPDATE for all their registrations and one
+ * for all their launches, two transactions at once. SQLite: TypeORM's statements, one transaction at a time (one
+ * writer; one fsync a batch).
+ */
+@Injectable()
+export class CommitStore {
+  private readonly group: GroupCommitter<PendingCommit>;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    const mysql = dataSource.options.type === 'mysql';
+    const writeBatch = (items: PendingCommit[]) => (mysql ? this.writeMysql(items) : this.writeTypeorm(items));
+    this.group = new GroupCommitter<PendingCommit>(
+      {
+        keyOf: (p) => `${p.where.appId}\n${p.where.registrationId}\n${p.where.instance}`,
+        writeBatch,
+        writeOne: async (item) => {
+          try {
+            return (await writeBatch([item]))[0];
+          } catch (err) {
+            // Another writer of the same rows (lock order): as when it won the race, the caller reads again and retries.
+            if (isLockConflict(err)) return false;
+            throw err;
+          }
+        },
+      },
+      // SQLite has one writer (and TypeORM's one connection must not interleave two transactions).
+      { maxBatch: MAX_BATCH, writers: mysql ? WRITERS : 1 },
+    );
+  }
+
+  store(where: CommitTarget, expectedSeq: number, c: StoredCommit): Promise<boolean> {
+    return this.group.write({ where, expectedSeq, c });
+  }
+
+  /** One transaction: each instance guarded by its commit_seq, then the registrations and launches of those applied. Instances in key order (lock order). */
+  private writeMysql(items: PendingCommit[]): Promise<boolean[]> {
+    const order = items.map((p, i) => ({ p, i })).sort((a, b) => compareTargets(a.p.where, b.p.where));
+    const now = new Date();
+    return inHotTransaction(this.dataSource, async (execute) => {
+      const applied = new Array<boolean>(items.length).fill(false);
+      for (const { p, i } of order) {
+        const res = await execute(INSTANCE_SQL, instanceValues(p, now));
+        applied[i] = (res.affectedRows ?? 0) > 0;
+      }
+      const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
+      if (done.length > 0) {
+        await touchRegistrations(execute, done, now);
+        await updateLaunches(execute, done, now);
+      }
+      return applied;
+    });
+  }
+
+  /** SQLite: the commits in one TypeORM transaction, each guarded by its commit_seq. */
+  private writeTypeorm(items: PendingCommit[]): Promise<boolean[]> {
+    const now = new Date();
+    return this.dataSource.transaction(async (m) => {
+      const applied: boolean[] = [];
+      for (const { where, expectedSeq, c } of items) {
+        const res = await m
+          .createQueryBuilder()
+          .update(RegistrationInstanceEntity)
+          .set({
+            activityDetails: c.activityDetails,
+            completion: c.completion,
+            success: c.success,
+            completionAmount: c.completionAmount,
+            scoreScaled: c.scoreScaled,
+            totalSeconds: c.totalSeconds,
+            firstAccessAt: () => 'COALESCE(first_access_at, :at)',
+            lastAccessAt: now,
+            completedAt: c.completion === 'COMPLETED' ? () => 'COALESCE(completed_at, :at)' : () => 'completed_at',
+            suspendedActivityId: c.suspendedActivityId,
+            commitSeq: c.commitSeq,
+            updatedAt: now,
+            ...(c.sequencingState !== undefined ? { sequencingState: c.sequencingState } : {}),
+            ...(c.globalObjectives !== undefined ? { globalObjectives: c.globalObjectives } : {}),
+          })
+          .where({ ...where, commitSeq: expectedSeq })
+          .setParameter('at', dbDatetime(c.at ?? now))
+          .execute();
+        applied.push(Boolean(res.affected));
+        if (!res.affected) continue;
+        await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: now });
+        if (c.launchHistoryId) {
+          await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {
+            lastRuntimeUpdate: now,
+            completion: c.completion,
+            success: c.success,
+            scoreScaled: c.scoreScaled,
+            totalSeconds: c.launchSeconds,
+            ...(c.final ? { exitTime: now } : {}),
+          });
+        }
+      }
+      return applied;
+    });
+  }
+}
+
+function compareTargets(a: CommitTarget, b: CommitTarget): number {
+  return a.appId < b.appId ? -1 : a.appId > b.appId ? 1 : a.registrationId < b.registrationId ? -1 : a.registrationId > b.registrationId ? 1 : a.instance - b.instance;
+}
+
+function instanceValues({ where, expectedSeq, c }: PendingCommit, now: Date): unknown[] {
+  const at = c.at ?? now;
+  return [
+    jsonColumn.to(c.activityDetails),
+    c.completion,
+    c.success,
+    c.completionAmount,
+    c.scoreScaled,
+    c.totalSeconds,
+    at,
+    now,
+    c.completion === 'COMPLETED',
+    at,
+    c.suspendedActivityId,
+    c.commitSeq,
+    now,
+    c.sequencingState ?? null,
+    c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
+    where.appId,
+    where.registrationId,
+    where.instance,
+    expectedSeq,
+  ];
+}
+
+/** The registrations of the applied commits (each once), in key order: one statement. */
+async function touchRegistrations(execute: HotExecute, done: PendingCommit[], now: Date): Promise<void> {
+  const seen = new Set<string>();
+  const keys: string[][] = [];
+  for (const { where } of done) {
+    const k = `${where.appId}\n${where.registrationId}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    keys.push([where.appId, where.registrationId]);
+  }
+  await execute(`UPDATE registration SET updated_at = ? WHERE ${keys.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`, [now, ...keys.flat()]);
+}
+
+/** The launch history rows of the applied commits' sessions: one statement, a CASE per column over the launch ids. */
+async function updateLaunches(execute: HotExecute, done: PendingCommit[], now: Date): Promise<void> {
+  const launches = done.filter((p) => p.c.launchHistoryId);
+  if (launches.length === 0) return;
+  const column = (name: string, value: (c: StoredCommit) => unknown, expr = '?'): { sql: string; values: unknown[] } => ({
+    sql: `${name} = CASE id ${launches.map(() => `WHEN ? THEN ${expr}`).join(' ')} ELSE ${name} END`,
+    values: launches.flatMap((p) => [p.c.launchHistoryId, value(p.c)]),
+  });
+  const set = [
+    column('completion', (c) => c.completion),
+    column('success', (c) => c.success),
+    column('score_scaled', (c) => c.scoreScaled),
+    column('total_seconds', (c) => c.launchSeconds),
+    column('exit_time', (c) => (c.final ? now : null), 'COALESCE(?, exit_time)'),
+  ];
+  await execute(
+    `UPDATE launch_history SET last_runtime_update = ?, ${set.map((s) => s.sql).join(', ')} WHERE ${launches.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`,
+    [now, ...set.flatMap((s) => s.values), ...launches.flatMap((p) => [p.where.appId, p.c.launchHistoryId])],
+  );
+}
