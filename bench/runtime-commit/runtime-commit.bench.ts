@@ -13,9 +13,9 @@
  * service during the measured run), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_JSON, BENCH_ASSERT, BENCH_KEEP.
  */
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { LeanHttpConnection } from '../lib/lean-http';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
 import { installExitHandlers, runCleanups } from '../lib/children';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
@@ -50,19 +50,6 @@ interface RunResult {
 function databaseCpuSeconds(stack: Stack): number {
   const pid = stack.kind === 'production' ? databaseServerPid() : null;
   return pid === null ? NaN : readProcCpuSeconds(pid);
-}
-
-function post(agent: Agent, url: string, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 async function api(service: LcdsService, auth: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: any; location: string | null }> {
@@ -119,7 +106,8 @@ async function launchLearners(service: LcdsService, auth: string, n: number, sus
 
 /** Every learner commits in a loop (one request in flight each) for `seconds`; answers the rate and latencies. */
 async function commitLoad(stack: Stack, service: LcdsService, learners: Learner[], seconds: number, label: string): Promise<RunResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: learners.length });
+  // One keep-alive connection per learner, as a learner's browser has (the lean client: the generator shares the CPUs).
+  const connections = learners.map((l) => new LeanHttpConnection(new URL(l.commitUrl)));
   const latencies = new Recorder();
   let errors = 0;
   let firstError = '';
@@ -128,13 +116,14 @@ async function commitLoad(stack: Stack, service: LcdsService, learners: Learner[
   const started = process.hrtime.bigint();
   const end = Date.now() + seconds * 1000;
   await Promise.all(
-    learners.map(async (l) => {
+    learners.map(async (l, i) => {
+      const path = new URL(l.commitUrl).pathname;
       while (Date.now() < end) {
         l.seq++;
         const body = `{"seq":${l.seq}${l.bodies[l.seq % VARIANTS]}`;
         const t0 = process.hrtime.bigint();
         try {
-          const res = await post(agent, l.commitUrl, body);
+          const res = await connections[i].post(path, body);
           const ms = Number(process.hrtime.bigint() - t0) / 1e6;
           if (res.status === 200 && res.text.includes('"applied":true')) latencies.add(ms);
           else {
@@ -150,7 +139,7 @@ async function commitLoad(stack: Stack, service: LcdsService, learners: Learner[
   );
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
   const { childPct, selfPct } = cpu.stop();
-  agent.destroy();
+  for (const c of connections) c.close();
   if (firstError) process.stderr.write(`${label}: ${errors} failed commits, first: ${firstError}\n`);
   const dbCpuMsPerOp = ((databaseCpuSeconds(stack) - db0) * 1000) / Math.max(1, latencies.length);
   return { label, seconds: wallS, ops: latencies.length, errors, rate: latencies.length / wallS, latency: latencies.summary(), serverCpuPct: childPct, loadCpuPct: selfPct, dbCpuMsPerOp };
