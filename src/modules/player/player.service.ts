@@ -5,6 +5,7 @@ import { DataSource, IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
+import { GroupReader } from '../../platform/database/group-read';
 import { runHotStatement } from '../../platform/database/hot-statement';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { MediaKind } from '../courses/packages/media-parser';
@@ -134,12 +135,15 @@ const passingOf = (launchable: LaunchableActivity): number | undefined => {
   return n !== undefined && Number.isFinite(n) ? n : undefined;
 };
 
-/** The live session of a commit joined with the instance it writes (tree and commit_seq); both stacks. */
-const COMMIT_CONTEXT_SQL = `SELECT s.id, s.app_id, s.registration_id, s.instance, s.launch_history_id, s.expires_at, s.used_at, s.settings,
+/** The live sessions of commits (n of them) joined with the instances they write (tree and commit_seq); both stacks. */
+const commitContextSql = (n: number) => `SELECT s.id, s.app_id, s.registration_id, s.instance, s.launch_history_id, s.expires_at, s.used_at, s.settings,
     i.activity_details AS i_tree, i.commit_seq AS i_seq, i.sequencing_state AS i_seqstate
   FROM player_session s
   LEFT JOIN registration_instance i ON i.app_id = s.app_id AND i.registration_id = s.registration_id AND i.instance = s.instance
-  WHERE s.id = ?`;
+  WHERE s.id ${n === 1 ? '= ?' : `IN (${new Array<string>(n).fill('?').join(', ')})`}`;
+
+/** Most commits' contexts read by one query (under load; alone when idle), and such reads under way at once. */
+const CONTEXT_BATCH = { maxBatch: 32, readers: 2 };
 
 interface CommitContextRow {
   id: string;
@@ -178,6 +182,8 @@ const rollupOf = (session: LiveSession): RollupRules => session.settings.rollup 
 @Injectable()
 export class PlayerService {
   private readonly sessionTokens: VerifiedSessionTokens;
+  /** Commit contexts by session id, read together under load. */
+  private readonly contexts: GroupReader<CommitContextRow>;
 
   constructor(
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
@@ -196,6 +202,11 @@ export class PlayerService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.sessionTokens = new VerifiedSessionTokens(keys);
+    this.contexts = new GroupReader<CommitContextRow>(async (ids) => {
+      // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
+      const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, commitContextSql(ids.length), ids);
+      return new Map(rows.map((r) => [r.id, r]));
+    }, CONTEXT_BATCH);
   }
 
   // ---- launch links -----------------------------------------------------------------------------------------
@@ -844,10 +855,7 @@ export class PlayerService {
    * instance is null when it is gone.
    */
   private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq' | 'sequencingState'> | null }> {
-    const id = sessionIdOf(this.sessionTokens, token);
-    // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
-    const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, COMMIT_CONTEXT_SQL, [id]);
-    const row = rows[0];
+    const row = await this.contexts.read(sessionIdOf(this.sessionTokens, token));
     const session = liveSession(row ? this.sessionOfRow(row) : null);
     const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq), sequencingState: row.i_seqstate ?? null } : null;
     return { session, inst };
