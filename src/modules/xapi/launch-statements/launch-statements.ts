@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
 import { defineQueue, JobQueue } from '../../../platform/queue/job-queue';
@@ -13,6 +13,7 @@ import { RegistrationEntity } from '../../registrations/entities/registration.en
 import { RegistrationInstanceEntity } from '../../registrations/entities/registration-instance.entity';
 import { XapiLaunchStateEntity } from '../entities/xapi-launch-state.entity';
 import { XapiCredentialsService } from '../xapi-credentials.service';
+import type { Json } from '../lrs/statement-keys';
 import { XapiStatementsService } from '../xapi-statements.service';
 import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED, relevantCmi, ReportedState, stableUuid } from './scorm-profile';
 
@@ -46,7 +47,14 @@ export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
 /** At most this many commits a job. */
 const MAX_BATCH = 200;
 
-/** The applied commits of a few milliseconds (of any registrations), in the order they were applied. */
+/**
+ * How long applied commits gather before they are queued, from the first one after a quiet spell. Every job costs a
+ * job row, a queue add and its own reads of the launch states and contexts; at runtime-commit rates gathering for a
+ * moment turns a job per commit or two into one per application every few dozen commits.
+ */
+export const GATHER_MS = 50;
+
+/** The commits applied in a GATHER_MS window (of any registrations of one application), in the order they were applied. */
 export class LaunchStatementsBatchPayload {
   @IsArray()
   @ArrayMinSize(1)
@@ -71,7 +79,20 @@ interface ContextRows {
   inst: Pick<RegistrationInstanceEntity, 'courseVersion'> | null;
   version: CourseVersionEntity | null;
 }
-type ContextMemo = Map<string, Promise<ContextRows>>;
+
+type ActivityWhere = Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>;
+
+/** The commits of a batch for one activity, in order, and what recording them from the stored state gives. */
+interface ActivityCommits {
+  where: ActivityWhere;
+  context: LaunchContext;
+  items: Array<{ index: number; item: LaunchStatementsPayload }>;
+  /** The stored row read for this round (null: none yet). */
+  row: XapiLaunchStateEntity | null;
+  seq: number;
+  state: ReportedState;
+  statements: Array<{ index: number; list: unknown[] }>;
+}
 
 /**
  * Statements from SCORM launches, as SCORM Cloud records them in the application's LRS (ADL xAPI SCORM Profile, see
@@ -85,8 +106,10 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(LaunchStatements.name);
   /** Applied commits not queued yet, by application (see commitApplied). */
   private pending = new Map<string, LaunchStatementsPayload[]>();
-  /** The queueing under way; commits applied meanwhile wait in `pending` for the next round. */
-  private flushing: Promise<void> | null = null;
+  /** Queues `pending` when the gathering window closes. */
+  private timer: NodeJS.Timeout | null = null;
+  /** The queueings, one after the other so jobs are queued in the order their commits were applied. */
+  private queued: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly jobs: JobQueue,
@@ -103,7 +126,8 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /** Before the queues and the database close: the commits still gathered are queued. */
   async onModuleDestroy(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    this.flush();
+    await this.queued;
   }
 
   /** A tracked launch opened a session on an activity (resumed: its last exit was suspend). Never throws, never waits. */
@@ -113,11 +137,10 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A commit was applied (after its transaction). Never throws, never waits. At runtime-commit rates a job per commit
-   * (a job row, a Redis add, payload validation) costs more than the commit itself, so commits are batched the
-   * natural way: with nothing being queued, a commit is queued at once (alone, as before); while a queueing is under
-   * way, the commits applied meanwhile gather and go as one job when it is done. A job records its commits in order;
-   * a retried batch skips the commits it did already (the sequence guard of record), and the statements' ids come
-   * from the commit, so nothing is stated twice.
+   * (a job row, a Redis add, its own reads and writes) costs more than the commit itself, so commits gather for
+   * GATHER_MS from the first one after a quiet spell (or until an application has MAX_BATCH) and go as one job per
+   * application. A job records its commits in order; a retried batch skips the commits it did already (the sequence
+   * guard), and the statements' ids come from the commit, so nothing is stated twice.
    */
   commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date }): void {
     let items = this.pending.get(p.appId);
@@ -136,50 +159,82 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
     });
-    if (!this.flushing) this.startFlush();
+    if (items.length >= MAX_BATCH) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), GATHER_MS);
   }
 
-  private startFlush(): void {
-    this.flushing = this.flush().finally(() => {
-      this.flushing = null;
-      // Applied between the last round and now.
-      if (this.pending.size > 0) this.startFlush();
+  /** Queues what is pending, one job per application and MAX_BATCH commits, after the queueings before it. Never throws. */
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.size === 0) return;
+    const jobs = [...this.pending].flatMap(([appId, items]) => Array.from({ length: Math.ceil(items.length / MAX_BATCH) }, (_, i) => ({ appId, items: items.slice(i * MAX_BATCH, (i + 1) * MAX_BATCH) })));
+    this.pending = new Map();
+    this.queued = this.queued.then(async () => {
+      for (const { appId, items } of jobs) {
+        try {
+          await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
+        } catch (err) {
+          this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
+        }
+      }
     });
   }
 
-  /** Queues what is pending, one job per application and MAX_BATCH commits, until nothing is left. Never throws. */
-  private async flush(): Promise<void> {
-    while (this.pending.size > 0) {
-      const batches = [...this.pending];
-      this.pending = new Map();
-      const jobs = batches.flatMap(([appId, items]) => Array.from({ length: Math.ceil(items.length / MAX_BATCH) }, (_, i) => ({ appId, items: items.slice(i * MAX_BATCH, (i + 1) * MAX_BATCH) })));
-      await Promise.all(
-        jobs.map(async ({ appId, items }) => {
-          try {
-            await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
-          } catch (err) {
-            this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
-          }
-        }),
-      );
-    }
-  }
-
-  /** The commits of a batch, in order; one that fails does not stop the others, and makes the job retry. */
+  /**
+   * The commits of a batch, as recording them one by one in order would: each activity's commits are stated against
+   * the state its previous commit left, the states are read in one query and claimed in one transaction, and the
+   * statements stored with one call per application. An activity a concurrent job advanced meanwhile is read again
+   * and done over; a failure gives back what this round claimed and makes the job retry.
+   */
   private async recordBatch(batch: LaunchStatementsBatchPayload): Promise<unknown> {
     let stored = 0;
-    let failed: Error | null = null;
-    // A batch holds several commits of the same launch: its registration, instance and course are read once.
-    const contexts: ContextMemo = new Map();
-    for (const item of batch.items) {
-      try {
-        const outcome = (await this.record(item, contexts)) as { stored?: number };
-        stored += outcome.stored ?? 0;
-      } catch (err) {
-        failed ??= err instanceof Error ? err : new Error(String(err));
+    for (const item of batch.items) if (item.kind !== 'commit') stored += ((await this.record(item)) as { stored?: number }).stored ?? 0;
+    const commits = batch.items.filter((item) => item.kind === 'commit');
+    const contexts = await this.batchContexts(commits);
+    const byActivity = new Map<string, ActivityCommits>();
+    commits.forEach((item, index) => {
+      const key = activityKey(item);
+      let group = byActivity.get(key);
+      if (!group) {
+        const context = this.launchContext(contexts.get(contextKey(item))!, item);
+        // Registration or course gone: nothing to state.
+        if (!context) return;
+        const where = { appId: item.appId, registrationId: item.registrationId, instance: item.instance, activityId: item.activityId };
+        byActivity.set(key, (group = { where, context, items: [], row: null, seq: -1, state: NOTHING_REPORTED, statements: [] }));
       }
+      group.items.push({ index, item });
+    });
+    let todo = [...byActivity.values()];
+    for (let attempt = 0; attempt < 5 && todo.length > 0; attempt++) {
+      const rows = await this.launchStates(todo.map((g) => g.where));
+      for (const group of todo) plan(group, rows.get(activityKey(group.where)) ?? null);
+      // Those whose commits were all reported already (a retried batch, a later job that ran first) are done.
+      const advancing = todo.filter((g) => g.seq > (g.row ? Number(g.row.seq) : -1));
+      const claimed = await this.claim(advancing);
+      const byApp = new Map<string, Array<{ index: number; list: unknown[] }>>();
+      for (const g of claimed) {
+        if (g.statements.length === 0) continue;
+        const lists = byApp.get(g.where.appId) ?? [];
+        lists.push(...g.statements);
+        byApp.set(g.where.appId, lists);
+      }
+      try {
+        for (const [appId, lists] of byApp) {
+          const statements: unknown[] = [];
+          for (const x of lists.sort((l, r) => l.index - r.index)) statements.push(...x.list);
+          await this.statements.storeStatements(appId, statements, this.authority(appId));
+          stored += statements.length;
+        }
+      } catch (err) {
+        // Give the steps back so the retry of this job states them again (ids from the commits: nothing twice).
+        await this.giveBack(claimed);
+        throw err;
+      }
+      const done = new Set(claimed);
+      todo = advancing.filter((g) => !done.has(g));
     }
-    if (failed) throw failed;
+    if (todo.length > 0) throw new Error('launch statements: the activity kept changing; retrying');
     return { commits: batch.items.length, stored };
   }
 
@@ -194,73 +249,118 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
     await this.dataSource.getRepository(XapiLaunchStateEntity).delete({ appId });
   }
 
-  private async record(p: LaunchStatementsPayload, contexts?: ContextMemo): Promise<unknown> {
-    const context = await this.context(p, contexts);
+  /** A launch's statements; a commit queued alone (by an earlier version) is recorded as a batch of one. */
+  private async record(p: LaunchStatementsPayload): Promise<unknown> {
+    if (p.kind === 'commit') return this.recordBatch({ items: [p] });
+    const rows = await this.contextRows(p);
+    const context = this.launchContext(rows, p);
     if (!context) return { skipped: 'registration or course gone' };
-    const at = new Date(p.at);
-    const authority = { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(p.appId), name: p.appId } };
-    const keyBase = `${p.appId}\n${p.registrationId}\n${p.instance}\n${p.activityId}`;
-    if (p.kind === 'launch') {
-      const list = launchStatements(context, at, `${keyBase}\nlaunch\n${p.key}`, p.resumed === true);
-      await this.statements.storeStatements(p.appId, list, authority);
-      return { stored: list.length };
-    }
-    const where = { appId: p.appId, registrationId: p.registrationId, instance: p.instance, activityId: p.activityId };
-    const repo = this.dataSource.getRepository(XapiLaunchStateEntity);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const row = await repo.findOneBy(where);
-      const seq = p.seq ?? 0;
-      if (row && Number(row.seq) >= seq) return { skipped: 'a later commit was reported already' };
-      const previous = row ? (JSON.parse(row.reported) as ReportedState) : NOTHING_REPORTED;
-      const { statements, state } = commitStatements(context, p.cmi ?? {}, previous, at, `${keyBase}\ncommit\n${p.key}`, p.final === true, p.passing);
-      const now = new Date();
-      // Claim the step from `row.seq` to `seq`: a concurrent job for another commit of this activity makes one of them retry.
-      const claimed = row ? await this.advance(where, Number(row.seq), seq, state, now) : await this.first(where, seq, state, now);
-      if (!claimed) continue;
-      if (statements.length === 0) return { stored: 0 };
-      try {
-        await this.statements.storeStatements(p.appId, statements, authority);
-      } catch (err) {
-        // Give the step back so the retry of this job states it again.
-        if (row) await repo.update({ ...where, seq }, { seq: row.seq, reported: row.reported });
-        else await repo.delete({ ...where, seq });
-        throw err;
+    const list = launchStatements(context, new Date(p.at), `${activityKey(p)}\nlaunch\n${p.key}`, p.resumed === true);
+    await this.statements.storeStatements(p.appId, list, this.authority(p.appId));
+    return { stored: list.length };
+  }
+
+  private authority(appId: string): Json {
+    return { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(appId), name: appId } };
+  }
+
+  /** The stored launch states of these activities, by activityKey, in one query (a batch has at most MAX_BATCH). */
+  private async launchStates(wheres: ActivityWhere[]): Promise<Map<string, XapiLaunchStateEntity>> {
+    const rows = wheres.length > 0 ? await this.dataSource.getRepository(XapiLaunchStateEntity).find({ where: wheres }) : [];
+    return new Map(rows.map((r) => [activityKey(r), r]));
+  }
+
+  /**
+   * Claims each group's step from the sequence it read to its last commit's, in one transaction (in key order, so
+   * two jobs claiming the same activities wait for each other rather than deadlock). Returns the groups claimed: a
+   * concurrent job that advanced or created an activity's state meanwhile makes that activity's claim fail.
+   */
+  private async claim(groups: ActivityCommits[]): Promise<ActivityCommits[]> {
+    if (groups.length === 0) return [];
+    const now = new Date();
+    const sorted = [...groups].sort((a, b) => (activityKey(a.where) < activityKey(b.where) ? -1 : 1));
+    return this.dataSource.transaction(async (m) => {
+      const claimed: ActivityCommits[] = [];
+      for (const g of sorted) {
+        const reported = JSON.stringify(g.state);
+        if (g.row) {
+          const res = await m.createQueryBuilder().update(XapiLaunchStateEntity).set({ seq: g.seq, reported, updatedAt: now }).where(g.where).andWhere('seq = :from', { from: Number(g.row.seq) }).execute();
+          if ((res.affected ?? 0) > 0) claimed.push(g);
+          continue;
+        }
+        try {
+          await m.insert(XapiLaunchStateEntity, { ...g.where, seq: g.seq, reported, updatedAt: now });
+          claimed.push(g);
+        } catch {
+          // Another job created the row first (a failed INSERT leaves the transaction usable): read it and go again.
+        }
       }
-      return { stored: statements.length };
-    }
-    throw new Error('launch statements: the activity kept changing; retrying');
+      return claimed;
+    });
   }
 
-  private async advance(where: Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>, from: number, seq: number, state: ReportedState, now: Date): Promise<boolean> {
-    const res = await this.dataSource
-      .getRepository(XapiLaunchStateEntity)
-      .createQueryBuilder()
-      .update()
-      .set({ seq, reported: JSON.stringify(state), updatedAt: now })
-      .where(where)
-      .andWhere('seq = :from', { from })
-      .execute();
-    return (res.affected ?? 0) > 0;
+  /** Undoes claim for these groups (their statements were not stored), unless a later job moved them on since. */
+  private async giveBack(groups: ActivityCommits[]): Promise<void> {
+    if (groups.length === 0) return;
+    await this.dataSource.transaction(async (m) => {
+      for (const g of groups) {
+        if (g.row) await m.update(XapiLaunchStateEntity, { ...g.where, seq: g.seq }, { seq: g.row.seq, reported: g.row.reported });
+        else await m.delete(XapiLaunchStateEntity, { ...g.where, seq: g.seq });
+      }
+    });
   }
 
-  private async first(where: Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>, seq: number, state: ReportedState, now: Date): Promise<boolean> {
-    try {
-      await this.dataSource.getRepository(XapiLaunchStateEntity).insert({ ...where, seq, reported: JSON.stringify(state), updatedAt: now });
-      return true;
-    } catch {
-      // Another commit's job created the row first: read it and go again.
-      return false;
+  /** What the statements of these commits name, read in three queries whatever the number of registrations. */
+  private async batchContexts(items: LaunchStatementsPayload[]): Promise<Map<string, ContextRows>> {
+    const out = new Map<string, ContextRows>();
+    const byApp = new Map<string, Map<string, LaunchStatementsPayload>>();
+    for (const item of items) {
+      let launches = byApp.get(item.appId);
+      if (!launches) byApp.set(item.appId, (launches = new Map<string, LaunchStatementsPayload>()));
+      launches.set(contextKey(item), item);
     }
+    for (const [appId, launches] of byApp) {
+      const list = [...launches.values()];
+      const registrationIds = [...new Set(list.map((p) => p.registrationId))];
+      const regs = new Map((await this.dataSource.getRepository(RegistrationEntity).findBy({ appId, id: In(registrationIds) })).map((r) => [r.id, r]));
+      const present = list.filter((p) => regs.has(p.registrationId));
+      const insts =
+        present.length > 0
+          ? await this.dataSource.getRepository(RegistrationInstanceEntity).find({
+              where: present.map((p) => ({ appId, registrationId: p.registrationId, instance: p.instance })),
+              select: { registrationId: true, instance: true, courseVersion: true },
+            })
+          : [];
+      const instOf = new Map(insts.map((i) => [`${i.registrationId}\n${i.instance}`, i]));
+      const versionKeys = new Map<string, { appId: string; courseId: string; version: number }>();
+      for (const i of insts) {
+        const courseId = regs.get(i.registrationId)!.courseId;
+        versionKeys.set(`${courseId}\n${i.courseVersion}`, { appId, courseId, version: i.courseVersion });
+      }
+      const versions = versionKeys.size > 0 ? await this.dataSource.getRepository(CourseVersionEntity).find({ where: [...versionKeys.values()] }) : [];
+      const versionOf = new Map(versions.map((v) => [`${v.courseId}\n${v.version}`, v]));
+      for (const [key, p] of launches) {
+        const reg = regs.get(p.registrationId) ?? null;
+        const inst = reg ? (instOf.get(`${p.registrationId}\n${p.instance}`) ?? null) : null;
+        const version = inst ? (versionOf.get(`${reg!.courseId}\n${inst.courseVersion}`) ?? null) : null;
+        out.set(key, { reg, inst, version });
+      }
+    }
+    return out;
   }
 
-  private async context(p: LaunchStatementsPayload, contexts?: ContextMemo): Promise<LaunchContext | null> {
-    const memoKey = `${p.appId}\n${p.registrationId}\n${p.instance}`;
-    let rows = contexts?.get(memoKey);
-    if (!rows) {
-      rows = this.contextRows(p);
-      contexts?.set(memoKey, rows);
-    }
-    const { reg, inst, version } = await rows;
+  /** The rows a launch's statements name: the registration, its instance's course version (only that column), the version. */
+  private async contextRows(p: LaunchStatementsPayload): Promise<ContextRows> {
+    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
+    const inst = reg
+      ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOne({ where: { appId: p.appId, registrationId: p.registrationId, instance: p.instance }, select: { courseVersion: true } })
+      : null;
+    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
+    return { reg, inst, version };
+  }
+
+  /** Null when the registration, its instance or its course version is gone. */
+  private launchContext({ reg, inst, version }: ContextRows, p: LaunchStatementsPayload): LaunchContext | null {
     if (!reg || !inst || !version) return null;
     const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
     const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
@@ -276,14 +376,32 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       standard: p.standard,
     };
   }
-  /** The rows a launch's statements name: the registration, its instance's course version (only that column), the version. */
-  private async contextRows(p: LaunchStatementsPayload): Promise<ContextRows> {
-    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
-    const inst = reg
-      ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOne({ where: { appId: p.appId, registrationId: p.registrationId, instance: p.instance }, select: { courseVersion: true } })
-      : null;
-    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
-    return { reg, inst, version };
-  }
+}
 
+/**
+ * The group's statements and resulting state from `row` on, each commit against the state the one before it left,
+ * as recording them one by one would: a commit at or before the sequence reported already states nothing.
+ */
+function plan(group: ActivityCommits, row: XapiLaunchStateEntity | null): void {
+  group.row = row;
+  group.seq = row ? Number(row.seq) : -1;
+  group.state = row ? (JSON.parse(row.reported) as ReportedState) : NOTHING_REPORTED;
+  group.statements = [];
+  const keyBase = activityKey(group.where);
+  for (const { index, item } of group.items) {
+    const seq = item.seq ?? 0;
+    if (seq <= group.seq) continue;
+    const { statements, state } = commitStatements(item.standard === group.context.standard ? group.context : { ...group.context, standard: item.standard }, item.cmi ?? {}, group.state, new Date(item.at), `${keyBase}\ncommit\n${item.key}`, item.final === true, item.passing);
+    group.seq = seq;
+    group.state = state;
+    if (statements.length > 0) group.statements.push({ index, list: statements });
+  }
+}
+
+function contextKey(p: Pick<LaunchStatementsPayload, 'appId' | 'registrationId' | 'instance'>): string {
+  return `${p.appId}\n${p.registrationId}\n${p.instance}`;
+}
+
+function activityKey(p: ActivityWhere): string {
+  return `${p.appId}\n${p.registrationId}\n${p.instance}\n${p.activityId}`;
 }
