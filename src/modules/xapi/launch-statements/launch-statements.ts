@@ -110,6 +110,8 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   /** The queueings, one after the other so jobs are queued in the order their commits were applied. */
   private queued: Promise<void> = Promise.resolve();
+  /** The last batch job of each application this process runs (see recordInTurn). */
+  private recording = new Map<string, Promise<void>>();
 
   constructor(
     private readonly jobs: JobQueue,
@@ -121,7 +123,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload));
-    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload) => this.recordBatch(payload));
+    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload) => this.recordInTurn(payload));
   }
 
   /** Before the queues and the database close: the commits still gathered are queued. */
@@ -179,6 +181,24 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
         }
       }
     });
+  }
+
+  /**
+   * Runs an application's batch jobs one after the other in this process. Jobs run several at once, and a batch that
+   * overtakes the one before it claims its activities first, so the earlier commits, then late, would state nothing.
+   */
+  private recordInTurn(batch: LaunchStatementsBatchPayload): Promise<unknown> {
+    const appId = batch.items[0].appId;
+    const run = (this.recording.get(appId) ?? Promise.resolve()).then(() => this.recordBatch(batch));
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.recording.set(appId, done);
+    void done.then(() => {
+      if (this.recording.get(appId) === done) this.recording.delete(appId);
+    });
+    return run;
   }
 
   /**
