@@ -203,9 +203,9 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The commits of a batch, as recording them one by one in order would: each activity's commits are stated against
-   * the state its previous commit left, the states are read in one query and claimed in one transaction, and the
-   * statements stored with one call per application. An activity a concurrent job advanced meanwhile is read again
-   * and done over; a failure gives back what this round claimed and makes the job retry.
+   * the state its previous commit left; the states are read and written in one transaction of two queries (claim),
+   * then the statements stored with one call per application. A failure to store gives the steps back and makes
+   * the job retry.
    */
   private async recordBatch(batch: LaunchStatementsBatchPayload): Promise<unknown> {
     let stored = 0;
@@ -225,36 +225,26 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       }
       group.items.push({ index, item });
     });
-    let todo = [...byActivity.values()];
-    for (let attempt = 0; attempt < 5 && todo.length > 0; attempt++) {
-      const rows = await this.launchStates(todo.map((g) => g.where));
-      for (const group of todo) plan(group, rows.get(activityKey(group.where)) ?? null);
-      // Those whose commits were all reported already (a retried batch, a later job that ran first) are done.
-      const advancing = todo.filter((g) => g.seq > (g.row ? Number(g.row.seq) : -1));
-      const claimed = await this.claim(advancing);
-      const byApp = new Map<string, Array<{ index: number; list: unknown[] }>>();
-      for (const g of claimed) {
-        if (g.statements.length === 0) continue;
-        const lists = byApp.get(g.where.appId) ?? [];
-        lists.push(...g.statements);
-        byApp.set(g.where.appId, lists);
-      }
-      try {
-        for (const [appId, lists] of byApp) {
-          const statements: unknown[] = [];
-          for (const x of lists.sort((l, r) => l.index - r.index)) statements.push(...x.list);
-          await this.statements.storeStatements(appId, statements, this.authority(appId));
-          stored += statements.length;
-        }
-      } catch (err) {
-        // Give the steps back so the retry of this job states them again (ids from the commits: nothing twice).
-        await this.giveBack(claimed);
-        throw err;
-      }
-      const done = new Set(claimed);
-      todo = advancing.filter((g) => !done.has(g));
+    const claimed = await this.claim([...byActivity.values()]);
+    const byApp = new Map<string, Array<{ index: number; list: unknown[] }>>();
+    for (const g of claimed) {
+      if (g.statements.length === 0) continue;
+      const lists = byApp.get(g.where.appId) ?? [];
+      lists.push(...g.statements);
+      byApp.set(g.where.appId, lists);
     }
-    if (todo.length > 0) throw new Error('launch statements: the activity kept changing; retrying');
+    try {
+      for (const [appId, lists] of byApp) {
+        const statements: unknown[] = [];
+        for (const x of lists.sort((l, r) => l.index - r.index)) statements.push(...x.list);
+        await this.statements.storeStatements(appId, statements, this.authority(appId));
+        stored += statements.length;
+      }
+    } catch (err) {
+      // Give the steps back so the retry of this job states them again (ids from the commits: nothing twice).
+      await this.giveBack(claimed);
+      throw err;
+    }
     return { commits: batch.items.length, stored };
   }
 
@@ -284,38 +274,35 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
     return { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(appId), name: appId } };
   }
 
-  /** The stored launch states of these activities, by activityKey, in one query (a batch has at most MAX_BATCH). */
-  private async launchStates(wheres: ActivityWhere[]): Promise<Map<string, XapiLaunchStateEntity>> {
-    const rows = wheres.length > 0 ? await this.dataSource.getRepository(XapiLaunchStateEntity).find({ where: wheres }) : [];
-    return new Map(rows.map((r) => [activityKey(r), r]));
-  }
-
   /**
-   * Claims each group's step from the sequence it read to its last commit's, in one transaction (in key order, so
-   * two jobs claiming the same activities wait for each other rather than deadlock). Returns the groups claimed: a
-   * concurrent job that advanced or created an activity's state meanwhile makes that activity's claim fail.
+   * Reads the groups' launch states and writes what their commits lead to, in one transaction: the rows are locked
+   * from the read to the write (SQLite runs one writer at a time), so a concurrent job for the same activities waits
+   * and then sees this one's step. Returns the groups that advanced; those whose commits were all reported already
+   * (a retried batch, a later job that ran first) state nothing.
    */
   private async claim(groups: ActivityCommits[]): Promise<ActivityCommits[]> {
     if (groups.length === 0) return [];
-    const now = new Date();
-    const sorted = [...groups].sort((a, b) => (activityKey(a.where) < activityKey(b.where) ? -1 : 1));
+    const lock = this.dataSource.options.type === 'mysql' ? ({ mode: 'pessimistic_write' } as const) : undefined;
     return this.dataSource.transaction(async (m) => {
-      const claimed: ActivityCommits[] = [];
-      for (const g of sorted) {
-        const reported = JSON.stringify(g.state);
-        if (g.row) {
-          const res = await m.createQueryBuilder().update(XapiLaunchStateEntity).set({ seq: g.seq, reported, updatedAt: now }).where(g.where).andWhere('seq = :from', { from: Number(g.row.seq) }).execute();
-          if ((res.affected ?? 0) > 0) claimed.push(g);
-          continue;
-        }
-        try {
-          await m.insert(XapiLaunchStateEntity, { ...g.where, seq: g.seq, reported, updatedAt: now });
-          claimed.push(g);
-        } catch {
-          // Another job created the row first (a failed INSERT leaves the transaction usable): read it and go again.
-        }
-      }
-      return claimed;
+      const rows = await m.find(XapiLaunchStateEntity, { where: groups.map((g) => g.where), ...(lock ? { lock } : {}) });
+      const byKey = new Map(rows.map((r) => [activityKey(r), r]));
+      for (const g of groups) plan(g, byKey.get(activityKey(g.where)) ?? null);
+      const advancing = groups.filter((g) => g.seq > (g.row ? Number(g.row.seq) : -1));
+      if (advancing.length === 0) return [];
+      const now = new Date();
+      const meta = m.connection.getMetadata(XapiLaunchStateEntity);
+      const column = (property: keyof XapiLaunchStateEntity) => meta.findColumnWithPropertyName(property)!.databaseName;
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(XapiLaunchStateEntity)
+        .values(advancing.map((g) => ({ ...g.where, seq: g.seq, reported: JSON.stringify(g.state), updatedAt: now })))
+        .orUpdate(
+          (['seq', 'reported', 'updatedAt'] as const).map(column),
+          (['appId', 'registrationId', 'instance', 'activityId'] as const).map(column),
+        )
+        .execute();
+      return advancing;
     });
   }
 
