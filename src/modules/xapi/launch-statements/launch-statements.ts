@@ -284,8 +284,12 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
     if (groups.length === 0) return [];
     const lock = this.dataSource.options.type === 'mysql' ? ({ mode: 'pessimistic_write' } as const) : undefined;
     return this.dataSource.transaction(async (m) => {
-      const rows = await m.find(XapiLaunchStateEntity, { where: groups.map((g) => g.where), ...(lock ? { lock } : {}) });
-      const byKey = new Map(rows.map((r) => [activityKey(r), r]));
+      // By registration (a short IN list): a batch's activities are those of its registrations, seldom others.
+      const byKey = new Map<string, XapiLaunchStateEntity>();
+      for (const [appId, registrationIds] of registrationsByApp(groups.map((g) => g.where))) {
+        const rows = await m.find(XapiLaunchStateEntity, { where: { appId, registrationId: In(registrationIds) }, ...(lock ? { lock } : {}) });
+        for (const r of rows) byKey.set(activityKey(r), r);
+      }
       for (const g of groups) plan(g, byKey.get(activityKey(g.where)) ?? null);
       const advancing = groups.filter((g) => g.seq > (g.row ? Number(g.row.seq) : -1));
       if (advancing.length === 0) return [];
@@ -334,7 +338,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       const insts =
         present.length > 0
           ? await this.dataSource.getRepository(RegistrationInstanceEntity).find({
-              where: present.map((p) => ({ appId, registrationId: p.registrationId, instance: p.instance })),
+              where: { appId, registrationId: In([...new Set(present.map((p) => p.registrationId))]) },
               select: { registrationId: true, instance: true, courseVersion: true },
             })
           : [];
@@ -407,6 +411,16 @@ function plan(group: ActivityCommits, row: XapiLaunchStateEntity | null): void {
 
 function contextKey(p: Pick<LaunchStatementsPayload, 'appId' | 'registrationId' | 'instance'>): string {
   return `${p.appId}\n${p.registrationId}\n${p.instance}`;
+}
+
+function registrationsByApp(wheres: ActivityWhere[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const w of wheres) {
+    let ids = out.get(w.appId);
+    if (!ids) out.set(w.appId, (ids = new Set()));
+    ids.add(w.registrationId);
+  }
+  return new Map([...out].map(([appId, ids]) => [appId, [...ids]]));
 }
 
 function activityKey(p: ActivityWhere): string {
