@@ -1,3 +1,4 @@
+import { XapiStatementsService } from '../../src/modules/xapi/xapi-statements.service';
 import { fixture, importCourse } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
@@ -111,5 +112,80 @@ describe('statements from SCORM launches', () => {
     const list = await waitFor(() => statementsOf('xs-2004'), (l) => l.length >= expected.length);
     expect([...verbs(list)].sort()).toEqual([...expected].sort());
     expect(list.find((x) => x.verb.id === `${ADL}failed`)?.result).toMatchObject({ success: false, score: { scaled: 0.4 } });
+  });
+
+  /** SCORM 1.2 commits whose statements depend on what the commits before them reported. */
+  const SCORE = { 'cmi.core.score.min': '0', 'cmi.core.score.max': '100' };
+  const Q1 = { 'cmi.interactions.0.id': 'q1', 'cmi.interactions.0.type': 'choice', 'cmi.interactions.0.student_response': 'b', 'cmi.interactions.0.result': 'correct' };
+  const Q2 = { 'cmi.interactions.1.id': 'q2', 'cmi.interactions.1.type': 'true-false', 'cmi.interactions.1.student_response': 't', 'cmi.interactions.1.result': 'wrong' };
+  const steps: Array<{ cmi: Record<string, string>; final?: boolean }> = [
+    { cmi: { 'cmi.core.lesson_status': 'incomplete', ...Q1 } },
+    { cmi: { 'cmi.core.lesson_status': 'incomplete', 'cmi.core.score.raw': '50', ...SCORE, ...Q1 } },
+    { cmi: { 'cmi.core.lesson_status': 'incomplete', 'cmi.core.score.raw': '50', ...SCORE, ...Q1, ...Q2 } },
+    { cmi: { 'cmi.core.lesson_status': 'incomplete', 'cmi.core.score.raw': '70', ...SCORE, ...Q1, ...Q2 } },
+    { cmi: { 'cmi.core.lesson_status': 'passed', 'cmi.core.score.raw': '70', ...SCORE, ...Q1, ...Q2 } },
+    { cmi: { 'cmi.core.lesson_status': 'passed', 'cmi.core.score.raw': '70', ...SCORE, ...Q1, ...Q2, 'cmi.core.session_time': '00:00:42' }, final: true },
+  ];
+  const stepVerbs = ['responded', 'scored', 'responded', 'scored', 'completed', 'passed', 'terminated'];
+  /** The commits' statements of a registration in the order the LRS stored them: verb, object and result. */
+  const commitStatementsOf = async (registrationId: string) => {
+    const registration = (await call(`${s.api}/registrations/${registrationId}`, { auth: app })).body.xapiRegistrationId as string;
+    const r = await fetch(`${s.config.publicUrl}/lrs/${s.firstStart.application.appId}/statements?registration=${registration}&ascending=true&limit=100`, { headers: { authorization: app, 'x-experience-api-version': '1.0.3' } });
+    const list = ((await r.json()) as { statements: Array<{ id: string; verb: { id: string }; object: { id: string }; result?: unknown }> }).statements;
+    return list.filter((x) => !/(launched|initialized)$/.test(x.verb.id)).map((x) => ({ id: x.id, verb: x.verb.id.replace(ADL, ''), object: x.object.id.split('/').pop(), result: x.result }));
+  };
+  const register = async (registrationId: string) => {
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId, courseId: 'golf12', learner } })).status).toBe(204);
+    return launch(registrationId, 'golf12');
+  };
+
+  it('commits of several registrations gathered into jobs give the statements, in order, that recording each commit on its own gives', async () => {
+    // The reference: each commit's statements are in before the next commit is sent.
+    const alone = await register('xs-alone');
+    for (const [i, step] of steps.entries()) {
+      await alone(i + 1, step.cmi, step.final);
+      const want = i === steps.length - 1 ? stepVerbs.length : [1, 2, 3, 4, 6][i];
+      await waitFor(() => commitStatementsOf('xs-alone'), (l) => l.length >= want);
+    }
+    const reference = await commitStatementsOf('xs-alone');
+    expect(reference.map((x) => x.verb)).toEqual(stepVerbs);
+
+    // The same commits of three registrations at once, each registration's in order: they share jobs.
+    const ids = ['xs-many-1', 'xs-many-2', 'xs-many-3'];
+    const commits = await Promise.all(ids.map(register));
+    await Promise.all(commits.map(async (commit) => {
+      for (const [i, step] of steps.entries()) await commit(i + 1, step.cmi, step.final);
+    }));
+    for (const id of ids) {
+      const list = await waitFor(() => commitStatementsOf(id), (l) => l.length >= stepVerbs.length);
+      expect(list.map(({ verb, object, result }) => ({ verb, object, result }))).toEqual(reference.map(({ verb, object, result }) => ({ verb, object, result })));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    for (const id of ids) expect(await commitStatementsOf(id)).toHaveLength(stepVerbs.length);
+  });
+
+  it('a job whose statements could not be stored is retried and states them once', async () => {
+    // The last commit's job fails: no later job can move the activity on meanwhile.
+    const statements = s.app.get(XapiStatementsService);
+    const store = statements.storeStatements.bind(statements);
+    let failed = 0;
+    const spy = jest.spyOn(statements, 'storeStatements').mockImplementation(async (appId, input, ...rest) => {
+      if (failed === 0 && input.some((x) => /terminated$/.test((x as { verb: { id: string } }).verb.id))) {
+        failed++;
+        throw new Error('the LRS tables are locked for a moment');
+      }
+      return store(appId, input, ...rest);
+    });
+    try {
+      const commit = await register('xs-retried');
+      for (const [i, step] of steps.entries()) await commit(i + 1, step.cmi, step.final);
+      const list = await waitFor(() => commitStatementsOf('xs-retried'), (l) => l.length >= stepVerbs.length);
+      expect(failed).toBe(1);
+      expect(list.map((x) => x.verb)).toEqual(stepVerbs);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await commitStatementsOf('xs-retried')).toHaveLength(stepVerbs.length);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

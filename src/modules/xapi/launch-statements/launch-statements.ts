@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
 import { defineQueue, JobQueue } from '../../../platform/queue/job-queue';
@@ -13,6 +13,7 @@ import { RegistrationEntity } from '../../registrations/entities/registration.en
 import { RegistrationInstanceEntity } from '../../registrations/entities/registration-instance.entity';
 import { XapiLaunchStateEntity } from '../entities/xapi-launch-state.entity';
 import { XapiCredentialsService } from '../xapi-credentials.service';
+import type { Json } from '../lrs/statement-keys';
 import { XapiStatementsService } from '../xapi-statements.service';
 import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED, relevantCmi, ReportedState, stableUuid } from './scorm-profile';
 
@@ -46,7 +47,14 @@ export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
 /** At most this many commits a job. */
 const MAX_BATCH = 200;
 
-/** The applied commits of a few milliseconds (of any registrations), in the order they were applied. */
+/**
+ * How long applied commits gather before they are queued, from the first one after a quiet spell. Every job costs a
+ * job row, a queue add and its own reads of the launch states and contexts; at runtime-commit rates gathering for a
+ * moment turns a job per commit or two into one per application every few dozen commits.
+ */
+export const GATHER_MS = 50;
+
+/** The commits applied in a GATHER_MS window (of any registrations of one application), in the order they were applied. */
 export class LaunchStatementsBatchPayload {
   @IsArray()
   @ArrayMinSize(1)
@@ -71,7 +79,20 @@ interface ContextRows {
   inst: Pick<RegistrationInstanceEntity, 'courseVersion'> | null;
   version: CourseVersionEntity | null;
 }
-type ContextMemo = Map<string, Promise<ContextRows>>;
+
+type ActivityWhere = Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>;
+
+/** The commits of a batch for one activity, in order, and what recording them from the stored state gives. */
+interface ActivityCommits {
+  where: ActivityWhere;
+  context: LaunchContext;
+  items: Array<{ index: number; item: LaunchStatementsPayload }>;
+  /** The stored row read for this round (null: none yet). */
+  row: XapiLaunchStateEntity | null;
+  seq: number;
+  state: ReportedState;
+  statements: Array<{ index: number; list: unknown[] }>;
+}
 
 /**
  * Statements from SCORM launches, as SCORM Cloud records them in the application's LRS (ADL xAPI SCORM Profile, see
@@ -85,8 +106,12 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(LaunchStatements.name);
   /** Applied commits not queued yet, by application (see commitApplied). */
   private pending = new Map<string, LaunchStatementsPayload[]>();
-  /** The queueing under way; commits applied meanwhile wait in `pending` for the next round. */
-  private flushing: Promise<void> | null = null;
+  /** Queues `pending` when the gathering window closes. */
+  private timer: NodeJS.Timeout | null = null;
+  /** The queueings, one after the other so jobs are queued in the order their commits were applied. */
+  private queued: Promise<void> = Promise.resolve();
+  /** The last batch job of each application this process runs (see recordInTurn). */
+  private recording = new Map<string, Promise<void>>();
 
   constructor(
     private readonly jobs: JobQueue,
@@ -98,12 +123,13 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload));
-    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload) => this.recordBatch(payload));
+    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload) => this.recordInTurn(payload));
   }
 
   /** Before the queues and the database close: the commits still gathered are queued. */
   async onModuleDestroy(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    this.flush();
+    await this.queued;
   }
 
   /** A tracked launch opened a session on an activity (resumed: its last exit was suspend). Never throws, never waits. */
@@ -113,11 +139,10 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A commit was applied (after its transaction). Never throws, never waits. At runtime-commit rates a job per commit
-   * (a job row, a Redis add, payload validation) costs more than the commit itself, so commits are batched the
-   * natural way: with nothing being queued, a commit is queued at once (alone, as before); while a queueing is under
-   * way, the commits applied meanwhile gather and go as one job when it is done. A job records its commits in order;
-   * a retried batch skips the commits it did already (the sequence guard of record), and the statements' ids come
-   * from the commit, so nothing is stated twice.
+   * (a job row, a Redis add, its own reads and writes) costs more than the commit itself, so commits gather for
+   * GATHER_MS from the first one after a quiet spell (or until an application has MAX_BATCH) and go as one job per
+   * application. A job records its commits in order; a retried batch skips the commits it did already (the sequence
+   * guard), and the statements' ids come from the commit, so nothing is stated twice.
    */
   commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date }): void {
     let items = this.pending.get(p.appId);
@@ -136,50 +161,90 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
     });
-    if (!this.flushing) this.startFlush();
+    if (items.length >= MAX_BATCH) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), GATHER_MS);
   }
 
-  private startFlush(): void {
-    this.flushing = this.flush().finally(() => {
-      this.flushing = null;
-      // Applied between the last round and now.
-      if (this.pending.size > 0) this.startFlush();
+  /** Queues what is pending, one job per application and MAX_BATCH commits, after the queueings before it. Never throws. */
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.size === 0) return;
+    const jobs = [...this.pending].flatMap(([appId, items]) => Array.from({ length: Math.ceil(items.length / MAX_BATCH) }, (_, i) => ({ appId, items: items.slice(i * MAX_BATCH, (i + 1) * MAX_BATCH) })));
+    this.pending = new Map();
+    this.queued = this.queued.then(async () => {
+      for (const { appId, items } of jobs) {
+        try {
+          await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
+        } catch (err) {
+          this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
+        }
+      }
     });
   }
 
-  /** Queues what is pending, one job per application and MAX_BATCH commits, until nothing is left. Never throws. */
-  private async flush(): Promise<void> {
-    while (this.pending.size > 0) {
-      const batches = [...this.pending];
-      this.pending = new Map();
-      const jobs = batches.flatMap(([appId, items]) => Array.from({ length: Math.ceil(items.length / MAX_BATCH) }, (_, i) => ({ appId, items: items.slice(i * MAX_BATCH, (i + 1) * MAX_BATCH) })));
-      await Promise.all(
-        jobs.map(async ({ appId, items }) => {
-          try {
-            await this.jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items }, { appId, jobId: randomUUID() });
-          } catch (err) {
-            this.logger.error({ msg: 'launch statements not queued', appId, commits: items.length, err: err instanceof Error ? err.message : String(err) });
-          }
-        }),
-      );
-    }
+  /**
+   * Runs an application's batch jobs one after the other in this process. Jobs run several at once, and a batch that
+   * overtakes the one before it claims its activities first, so the earlier commits, then late, would state nothing.
+   */
+  private recordInTurn(batch: LaunchStatementsBatchPayload): Promise<unknown> {
+    const appId = batch.items[0].appId;
+    const run = (this.recording.get(appId) ?? Promise.resolve()).then(() => this.recordBatch(batch));
+    const done = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.recording.set(appId, done);
+    void done.then(() => {
+      if (this.recording.get(appId) === done) this.recording.delete(appId);
+    });
+    return run;
   }
 
-  /** The commits of a batch, in order; one that fails does not stop the others, and makes the job retry. */
+  /**
+   * The commits of a batch, as recording them one by one in order would: each activity's commits are stated against
+   * the state its previous commit left; the states are read and written in one transaction of two queries (claim),
+   * then the statements stored with one call per application. A failure to store gives the steps back and makes
+   * the job retry.
+   */
   private async recordBatch(batch: LaunchStatementsBatchPayload): Promise<unknown> {
     let stored = 0;
-    let failed: Error | null = null;
-    // A batch holds several commits of the same launch: its registration, instance and course are read once.
-    const contexts: ContextMemo = new Map();
-    for (const item of batch.items) {
-      try {
-        const outcome = (await this.record(item, contexts)) as { stored?: number };
-        stored += outcome.stored ?? 0;
-      } catch (err) {
-        failed ??= err instanceof Error ? err : new Error(String(err));
+    for (const item of batch.items) if (item.kind !== 'commit') stored += ((await this.record(item)) as { stored?: number }).stored ?? 0;
+    const commits = batch.items.filter((item) => item.kind === 'commit');
+    const contexts = await this.batchContexts(commits);
+    const byActivity = new Map<string, ActivityCommits>();
+    commits.forEach((item, index) => {
+      const key = activityKey(item);
+      let group = byActivity.get(key);
+      if (!group) {
+        const context = this.launchContext(contexts.get(contextKey(item))!, item);
+        // Registration or course gone: nothing to state.
+        if (!context) return;
+        const where = { appId: item.appId, registrationId: item.registrationId, instance: item.instance, activityId: item.activityId };
+        byActivity.set(key, (group = { where, context, items: [], row: null, seq: -1, state: NOTHING_REPORTED, statements: [] }));
       }
+      group.items.push({ index, item });
+    });
+    const claimed = await this.claim([...byActivity.values()]);
+    const byApp = new Map<string, Array<{ index: number; list: unknown[] }>>();
+    for (const g of claimed) {
+      if (g.statements.length === 0) continue;
+      const lists = byApp.get(g.where.appId) ?? [];
+      lists.push(...g.statements);
+      byApp.set(g.where.appId, lists);
     }
-    if (failed) throw failed;
+    try {
+      for (const [appId, lists] of byApp) {
+        const statements: unknown[] = [];
+        for (const x of lists.sort((l, r) => l.index - r.index)) statements.push(...x.list);
+        await this.statements.storeStatements(appId, statements, this.authority(appId));
+        stored += statements.length;
+      }
+    } catch (err) {
+      // Give the steps back so the retry of this job states them again (ids from the commits: nothing twice).
+      await this.giveBack(claimed);
+      throw err;
+    }
     return { commits: batch.items.length, stored };
   }
 
@@ -194,73 +259,119 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
     await this.dataSource.getRepository(XapiLaunchStateEntity).delete({ appId });
   }
 
-  private async record(p: LaunchStatementsPayload, contexts?: ContextMemo): Promise<unknown> {
-    const context = await this.context(p, contexts);
+  /** A launch's statements; a commit queued alone (by an earlier version) is recorded as a batch of one. */
+  private async record(p: LaunchStatementsPayload): Promise<unknown> {
+    if (p.kind === 'commit') return this.recordBatch({ items: [p] });
+    const rows = await this.contextRows(p);
+    const context = this.launchContext(rows, p);
     if (!context) return { skipped: 'registration or course gone' };
-    const at = new Date(p.at);
-    const authority = { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(p.appId), name: p.appId } };
-    const keyBase = `${p.appId}\n${p.registrationId}\n${p.instance}\n${p.activityId}`;
-    if (p.kind === 'launch') {
-      const list = launchStatements(context, at, `${keyBase}\nlaunch\n${p.key}`, p.resumed === true);
-      await this.statements.storeStatements(p.appId, list, authority);
-      return { stored: list.length };
-    }
-    const where = { appId: p.appId, registrationId: p.registrationId, instance: p.instance, activityId: p.activityId };
-    const repo = this.dataSource.getRepository(XapiLaunchStateEntity);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const row = await repo.findOneBy(where);
-      const seq = p.seq ?? 0;
-      if (row && Number(row.seq) >= seq) return { skipped: 'a later commit was reported already' };
-      const previous = row ? (JSON.parse(row.reported) as ReportedState) : NOTHING_REPORTED;
-      const { statements, state } = commitStatements(context, p.cmi ?? {}, previous, at, `${keyBase}\ncommit\n${p.key}`, p.final === true, p.passing);
-      const now = new Date();
-      // Claim the step from `row.seq` to `seq`: a concurrent job for another commit of this activity makes one of them retry.
-      const claimed = row ? await this.advance(where, Number(row.seq), seq, state, now) : await this.first(where, seq, state, now);
-      if (!claimed) continue;
-      if (statements.length === 0) return { stored: 0 };
-      try {
-        await this.statements.storeStatements(p.appId, statements, authority);
-      } catch (err) {
-        // Give the step back so the retry of this job states it again.
-        if (row) await repo.update({ ...where, seq }, { seq: row.seq, reported: row.reported });
-        else await repo.delete({ ...where, seq });
-        throw err;
+    const list = launchStatements(context, new Date(p.at), `${activityKey(p)}\nlaunch\n${p.key}`, p.resumed === true);
+    await this.statements.storeStatements(p.appId, list, this.authority(p.appId));
+    return { stored: list.length };
+  }
+
+  private authority(appId: string): Json {
+    return { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(appId), name: appId } };
+  }
+
+  /**
+   * Reads the groups' launch states and writes what their commits lead to, in one transaction: the rows are locked
+   * from the read to the write (SQLite runs one writer at a time), so a concurrent job for the same activities waits
+   * and then sees this one's step. Returns the groups that advanced; those whose commits were all reported already
+   * (a retried batch, a later job that ran first) state nothing.
+   */
+  private async claim(groups: ActivityCommits[]): Promise<ActivityCommits[]> {
+    if (groups.length === 0) return [];
+    const lock = this.dataSource.options.type === 'mysql' ? ({ mode: 'pessimistic_write' } as const) : undefined;
+    return this.dataSource.transaction(async (m) => {
+      // By registration (a short IN list): a batch's activities are those of its registrations, seldom others.
+      const byKey = new Map<string, XapiLaunchStateEntity>();
+      for (const [appId, registrationIds] of registrationsByApp(groups.map((g) => g.where))) {
+        const rows = await m.find(XapiLaunchStateEntity, { where: { appId, registrationId: In(registrationIds) }, ...(lock ? { lock } : {}) });
+        for (const r of rows) byKey.set(activityKey(r), r);
       }
-      return { stored: statements.length };
-    }
-    throw new Error('launch statements: the activity kept changing; retrying');
+      for (const g of groups) plan(g, byKey.get(activityKey(g.where)) ?? null);
+      const advancing = groups.filter((g) => g.seq > (g.row ? Number(g.row.seq) : -1));
+      if (advancing.length === 0) return [];
+      const now = new Date();
+      const meta = m.connection.getMetadata(XapiLaunchStateEntity);
+      const column = (property: keyof XapiLaunchStateEntity) => meta.findColumnWithPropertyName(property)!.databaseName;
+      await m
+        .createQueryBuilder()
+        .insert()
+        .into(XapiLaunchStateEntity)
+        .values(advancing.map((g) => ({ ...g.where, seq: g.seq, reported: JSON.stringify(g.state), updatedAt: now })))
+        .orUpdate(
+          (['seq', 'reported', 'updatedAt'] as const).map(column),
+          (['appId', 'registrationId', 'instance', 'activityId'] as const).map(column),
+        )
+        .execute();
+      return advancing;
+    });
   }
 
-  private async advance(where: Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>, from: number, seq: number, state: ReportedState, now: Date): Promise<boolean> {
-    const res = await this.dataSource
-      .getRepository(XapiLaunchStateEntity)
-      .createQueryBuilder()
-      .update()
-      .set({ seq, reported: JSON.stringify(state), updatedAt: now })
-      .where(where)
-      .andWhere('seq = :from', { from })
-      .execute();
-    return (res.affected ?? 0) > 0;
+  /** Undoes claim for these groups (their statements were not stored), unless a later job moved them on since. */
+  private async giveBack(groups: ActivityCommits[]): Promise<void> {
+    if (groups.length === 0) return;
+    await this.dataSource.transaction(async (m) => {
+      for (const g of groups) {
+        if (g.row) await m.update(XapiLaunchStateEntity, { ...g.where, seq: g.seq }, { seq: g.row.seq, reported: g.row.reported });
+        else await m.delete(XapiLaunchStateEntity, { ...g.where, seq: g.seq });
+      }
+    });
   }
 
-  private async first(where: Pick<XapiLaunchStateEntity, 'appId' | 'registrationId' | 'instance' | 'activityId'>, seq: number, state: ReportedState, now: Date): Promise<boolean> {
-    try {
-      await this.dataSource.getRepository(XapiLaunchStateEntity).insert({ ...where, seq, reported: JSON.stringify(state), updatedAt: now });
-      return true;
-    } catch {
-      // Another commit's job created the row first: read it and go again.
-      return false;
+  /** What the statements of these commits name, read in three queries whatever the number of registrations. */
+  private async batchContexts(items: LaunchStatementsPayload[]): Promise<Map<string, ContextRows>> {
+    const out = new Map<string, ContextRows>();
+    const byApp = new Map<string, Map<string, LaunchStatementsPayload>>();
+    for (const item of items) {
+      let launches = byApp.get(item.appId);
+      if (!launches) byApp.set(item.appId, (launches = new Map<string, LaunchStatementsPayload>()));
+      launches.set(contextKey(item), item);
     }
+    for (const [appId, launches] of byApp) {
+      const list = [...launches.values()];
+      const registrationIds = [...new Set(list.map((p) => p.registrationId))];
+      const regs = new Map((await this.dataSource.getRepository(RegistrationEntity).findBy({ appId, id: In(registrationIds) })).map((r) => [r.id, r]));
+      const present = list.filter((p) => regs.has(p.registrationId));
+      const insts =
+        present.length > 0
+          ? await this.dataSource.getRepository(RegistrationInstanceEntity).find({
+              where: { appId, registrationId: In([...new Set(present.map((p) => p.registrationId))]) },
+              select: { registrationId: true, instance: true, courseVersion: true },
+            })
+          : [];
+      const instOf = new Map(insts.map((i) => [`${i.registrationId}\n${i.instance}`, i]));
+      const versionKeys = new Map<string, { appId: string; courseId: string; version: number }>();
+      for (const i of insts) {
+        const courseId = regs.get(i.registrationId)!.courseId;
+        versionKeys.set(`${courseId}\n${i.courseVersion}`, { appId, courseId, version: i.courseVersion });
+      }
+      const versions = versionKeys.size > 0 ? await this.dataSource.getRepository(CourseVersionEntity).find({ where: [...versionKeys.values()] }) : [];
+      const versionOf = new Map(versions.map((v) => [`${v.courseId}\n${v.version}`, v]));
+      for (const [key, p] of launches) {
+        const reg = regs.get(p.registrationId) ?? null;
+        const inst = reg ? (instOf.get(`${p.registrationId}\n${p.instance}`) ?? null) : null;
+        const version = inst ? (versionOf.get(`${reg!.courseId}\n${inst.courseVersion}`) ?? null) : null;
+        out.set(key, { reg, inst, version });
+      }
+    }
+    return out;
   }
 
-  private async context(p: LaunchStatementsPayload, contexts?: ContextMemo): Promise<LaunchContext | null> {
-    const memoKey = `${p.appId}\n${p.registrationId}\n${p.instance}`;
-    let rows = contexts?.get(memoKey);
-    if (!rows) {
-      rows = this.contextRows(p);
-      contexts?.set(memoKey, rows);
-    }
-    const { reg, inst, version } = await rows;
+  /** The rows a launch's statements name: the registration, its instance's course version (only that column), the version. */
+  private async contextRows(p: LaunchStatementsPayload): Promise<ContextRows> {
+    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
+    const inst = reg
+      ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOne({ where: { appId: p.appId, registrationId: p.registrationId, instance: p.instance }, select: { courseVersion: true } })
+      : null;
+    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
+    return { reg, inst, version };
+  }
+
+  /** Null when the registration, its instance or its course version is gone. */
+  private launchContext({ reg, inst, version }: ContextRows, p: LaunchStatementsPayload): LaunchContext | null {
     if (!reg || !inst || !version) return null;
     const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
     const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
@@ -276,14 +387,42 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       standard: p.standard,
     };
   }
-  /** The rows a launch's statements name: the registration, its instance's course version (only that column), the version. */
-  private async contextRows(p: LaunchStatementsPayload): Promise<ContextRows> {
-    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
-    const inst = reg
-      ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOne({ where: { appId: p.appId, registrationId: p.registrationId, instance: p.instance }, select: { courseVersion: true } })
-      : null;
-    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
-    return { reg, inst, version };
-  }
+}
 
+/**
+ * The group's statements and resulting state from `row` on, each commit against the state the one before it left,
+ * as recording them one by one would: a commit at or before the sequence reported already states nothing.
+ */
+function plan(group: ActivityCommits, row: XapiLaunchStateEntity | null): void {
+  group.row = row;
+  group.seq = row ? Number(row.seq) : -1;
+  group.state = row ? (JSON.parse(row.reported) as ReportedState) : NOTHING_REPORTED;
+  group.statements = [];
+  const keyBase = activityKey(group.where);
+  for (const { index, item } of group.items) {
+    const seq = item.seq ?? 0;
+    if (seq <= group.seq) continue;
+    const { statements, state } = commitStatements(item.standard === group.context.standard ? group.context : { ...group.context, standard: item.standard }, item.cmi ?? {}, group.state, new Date(item.at), `${keyBase}\ncommit\n${item.key}`, item.final === true, item.passing);
+    group.seq = seq;
+    group.state = state;
+    if (statements.length > 0) group.statements.push({ index, list: statements });
+  }
+}
+
+function contextKey(p: Pick<LaunchStatementsPayload, 'appId' | 'registrationId' | 'instance'>): string {
+  return `${p.appId}\n${p.registrationId}\n${p.instance}`;
+}
+
+function registrationsByApp(wheres: ActivityWhere[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const w of wheres) {
+    let ids = out.get(w.appId);
+    if (!ids) out.set(w.appId, (ids = new Set()));
+    ids.add(w.registrationId);
+  }
+  return new Map([...out].map(([appId, ids]) => [appId, [...ids]]));
+}
+
+function activityKey(p: ActivityWhere): string {
+  return `${p.appId}\n${p.registrationId}\n${p.instance}\n${p.activityId}`;
 }
