@@ -2,7 +2,7 @@ import { XapiStatementsService } from '../../src/modules/xapi/xapi-statements.se
 import { fixture, importCourse } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
-type ApiStatement = { id: string; verb: { id: string }; objectActivity?: { id: string; definition?: { type?: string; interactionType?: string } }; result?: Record<string, any>; context?: Record<string, any>; actor: any };
+type ApiStatement = { id: string; verb: { id: string }; objectActivity?: { id: string; definition?: { type?: string; interactionType?: string; name?: Record<string, string> } }; result?: Record<string, any>; context?: Record<string, any>; actor: any };
 
 /**
  * SCORM launches produce xAPI statements in the application's LRS (ADL xAPI SCORM Profile), without a browser: a
@@ -90,6 +90,10 @@ describe('statements from SCORM launches', () => {
     expect(by('completed')[0].result).toMatchObject({ completion: true });
     expect(by('terminated')[0].result).toMatchObject({ duration: 'PT90S' });
     expect(by('launched')[0].objectActivity?.definition?.type).toBe('http://adlnet.gov/expapi/activities/lesson');
+    // The commits' statements name the SCO and the course as the launch's do (the session keeps what it launched).
+    const named = (st: ApiStatement) => [st.objectActivity?.id, st.objectActivity?.definition?.name, JSON.stringify(st.context?.contextActivities?.parent)];
+    expect(named(by('launched')[0])[1]).toEqual({ und: expect.any(String) });
+    for (const v of ['completed', 'passed', 'terminated']) expect(named(by(v)[0])).toEqual(named(by('launched')[0]));
     expect(by('responded').map((x) => [x.objectActivity?.id.split('/').pop(), x.objectActivity?.definition?.interactionType, x.result?.response, x.result?.success])).toEqual(
       expect.arrayContaining([
         ['q1', 'choice', 'b', true],

@@ -1,3 +1,4 @@
+import type { StatementSubject } from '../xapi/launch-statements/scorm-profile';
 import type { Cmi5SessionState } from './cmi5-rules';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
@@ -41,6 +42,8 @@ export interface PlayerSessionSettings {
   seqState?: string;
   /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */
   aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean };
+  /** Tracked SCORM sessions: what their xAPI launch statements name (course, activity, learner), as at launch. */
+  statements?: StatementSubject;
   /** cmi5 courses: the cmi5 session of the AU running now (cmi5-rules.ts). */
   cmi5?: Cmi5SessionState;
 }

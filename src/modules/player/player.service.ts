@@ -20,6 +20,7 @@ import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/re
 import { RegistrationsService, settingCourseRef } from '../registrations/registrations.service';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { LaunchStatements } from '../xapi/launch-statements/launch-statements';
+import type { StatementSubject } from '../xapi/launch-statements/scorm-profile';
 import { LrsLaunchTokens } from '../xapi/lrs/lrs-launch-tokens';
 import { xapiLaunchQuery, xapiLearnerActor } from './xapi-launch';
 import { type LaunchMode, type NewlySatisfied, rollUpCmi5 } from './cmi5-launch';
@@ -128,6 +129,12 @@ const summaryOf = (tree: ActivityResult, completedAt: Date | null, now: Date) =>
 type LiveSession = PlayerSessionEntity & { settings: PlayerSessionSettings & { standard: ScormVersion } };
 
 const standardVersion = (standard: string): ScormVersion | null => (standard === 'SCORM12' || standard === 'AICC' ? '1.2' : standard.startsWith('SCORM2004') ? '2004' : null);
+
+/** What the launch statements of a session name: its course, activity and learner as they are at launch. */
+const statementSubjectOf = (reg: RegistrationEntity, version: CourseVersionEntity, launchable: LaunchableActivity): StatementSubject => {
+  const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
+  return { courseId: reg.courseId, courseTitle: version.title, activityTitle: launchable.title ?? launchable.id, learner: { id: reg.learnerId, ...(name ? { name } : {}) }, registration: reg.xapiRegistrationId };
+};
 
 /** The scaled passing score of a launchable (SCORM 1.2 mastery score / 100, SCORM 2004 minNormalizedMeasure). */
 const passingOf = (launchable: LaunchableActivity): number | undefined => {
@@ -344,6 +351,7 @@ export class PlayerService {
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
       ...(resumed ? { resumed } : {}),
       ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
+      ...(claims.tracking && version.learningStandard !== 'XAPI' && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
     };
     if (cmi5) {
       const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
@@ -708,6 +716,7 @@ export class PlayerService {
       delete settings.passing;
       if (passing !== undefined) settings.passing = passing;
       if (settings.aicc) settings.aicc = { seq: settings.aicc.seq }; // the next AU starts from its stored state
+      if (settings.statements) settings.statements = { ...settings.statements, activityTitle: launchable.title ?? launchable.id };
       if (cmi5) {
         const { reg } = ctx;
         const learner = reg ? { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') } : PREVIEW_LEARNER;
@@ -839,7 +848,7 @@ export class PlayerService {
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
       // commit changed something a statement reports (most commits only move suspend data and location).
-      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date() });
+      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);

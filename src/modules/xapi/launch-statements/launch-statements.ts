@@ -15,7 +15,7 @@ import { XapiLaunchStateEntity } from '../entities/xapi-launch-state.entity';
 import { XapiCredentialsService } from '../xapi-credentials.service';
 import type { Json } from '../lrs/statement-keys';
 import { XapiStatementsService } from '../xapi-statements.service';
-import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED, relevantCmi, ReportedState, stableUuid } from './scorm-profile';
+import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED, relevantCmi, ReportedState, stableUuid, StatementSubject } from './scorm-profile';
 
 /** A launch (kind `launch`) or an applied commit (kind `commit`) of a SCORM activity, to be told as xAPI statements. */
 export class LaunchStatementsPayload {
@@ -34,6 +34,8 @@ export class LaunchStatementsPayload {
   @IsOptional() @IsBoolean() final?: boolean;
   @IsOptional() @IsBoolean() resumed?: boolean;
   @IsOptional() @IsNumber() passing?: number;
+  /** commit: what the statements name, as the session knew it at launch (sessions of an earlier version: none, read from the rows). */
+  @IsOptional() @IsObject() subject?: StatementSubject;
 }
 
 export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
@@ -144,7 +146,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
    * application. A job records its commits in order; a retried batch skips the commits it did already (the sequence
    * guard), and the statements' ids come from the commit, so nothing is stated twice.
    */
-  commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date }): void {
+  commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date; subject?: StatementSubject }): void {
     let items = this.pending.get(p.appId);
     if (!items) this.pending.set(p.appId, (items = []));
     items.push({
@@ -160,6 +162,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       cmi: relevantCmi(p.cmi),
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
+      ...(p.subject ? { subject: p.subject } : {}),
     });
     if (items.length >= MAX_BATCH) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), GATHER_MS);
@@ -334,7 +337,8 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       const list = [...launches.values()];
       const registrationIds = [...new Set(list.map((p) => p.registrationId))];
       const regs = new Map((await this.dataSource.getRepository(RegistrationEntity).findBy({ appId, id: In(registrationIds) })).map((r) => [r.id, r]));
-      const present = list.filter((p) => regs.has(p.registrationId));
+      // Commits that carry their subject need only know that the registration is still there (not erased).
+      const present = list.filter((p) => regs.has(p.registrationId) && !p.subject);
       const insts =
         present.length > 0
           ? await this.dataSource.getRepository(RegistrationInstanceEntity).find({
@@ -372,6 +376,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   /** Null when the registration, its instance or its course version is gone. */
   private launchContext({ reg, inst, version }: ContextRows, p: LaunchStatementsPayload): LaunchContext | null {
+    if (p.subject) return reg ? { ...p.subject, publicUrl: this.config.publicUrl, activityId: p.activityId, instance: p.instance, standard: p.standard } : null;
     if (!reg || !inst || !version) return null;
     const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
     const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');

@@ -25,6 +25,9 @@ export interface LaunchContext {
   standard: ScormVersion;
 }
 
+/** What a launch's statements name that the player knows at launch (kept with the session, so jobs read nothing). */
+export type StatementSubject = Pick<LaunchContext, 'courseId' | 'courseTitle' | 'activityTitle' | 'learner' | 'registration'>;
+
 /** The SCO's outcome as the profile's statements need it (kept between commits to see what changed). */
 export interface ReportedState {
   completion: string;
