@@ -105,6 +105,26 @@ describe('statements from SCORM launches', () => {
     expect(await statementsOf('xs-12')).toHaveLength(expected.length);
   });
 
+  it('a SCO that re-sends its whole interactions journal with every commit: each interaction is responded once, as it comes', async () => {
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'xs-journal', courseId: 'golf2004', learner } })).status).toBe(204);
+    const commit = await launch('xs-journal', 'golf2004');
+    const journal = (n: number) => {
+      const cmi: Record<string, string> = { 'cmi.completion_status': 'incomplete', 'cmi.session_time': `PT${n}S` };
+      for (let i = 0; i < n; i++) Object.assign(cmi, { [`cmi.interactions.${i}.id`]: `j${i}`, [`cmi.interactions.${i}.type`]: 'choice', [`cmi.interactions.${i}.learner_response`]: `r${i}`, [`cmi.interactions.${i}.result`]: 'correct' });
+      return cmi;
+    };
+    // Commits 1-4 each add an interaction and re-send the earlier ones; commit 5 only re-sends them.
+    for (let seq = 1; seq <= 5; seq++) await commit(seq, journal(Math.min(seq, 4)), seq === 5);
+    const list = await waitFor(() => statementsOf('xs-journal'), (l) => verbs(l).includes('terminated'));
+    const responded = list.filter((x) => x.verb.id === `${ADL}responded`).map((x) => [x.objectActivity?.id.split('/').pop(), x.result?.response]);
+    expect(responded.sort()).toEqual([
+      ['j0', 'r0'],
+      ['j1', 'r1'],
+      ['j2', 'r2'],
+      ['j3', 'r3'],
+    ]);
+  });
+
   it('SCORM 2004: suspended on exit=suspend, resumed at the next launch, failed when success_status says so', async () => {
     expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'xs-2004', courseId: 'golf2004', learner } })).status).toBe(204);
     const first = await launch('xs-2004', 'golf2004');

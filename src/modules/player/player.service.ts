@@ -799,6 +799,7 @@ export class PlayerService {
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
       const reported = reportedOf(node);
+      const interactionsBefore = node.runtime?.runtimeInteractions?.length ?? 0;
       // SCORM 1.2: a SCO that ran and finishes without a status is completed (scorm12-finish.ts).
       const cmi = body.final === true && body.initialized !== false && s.standard === '1.2' ? scorm12FinishedCmi(body.cmi) : body.cmi;
       const state = activityStateOf(s.standard, cmi, node.runtime, s.passing);
@@ -848,7 +849,7 @@ export class PlayerService {
       if (!applied) continue;
       // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
       // commit changed something a statement reports (most commits only move suspend data and location).
-      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements });
+      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, interactionsBefore });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);

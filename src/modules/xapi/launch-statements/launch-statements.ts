@@ -146,7 +146,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
    * application. A job records its commits in order; a retried batch skips the commits it did already (the sequence
    * guard), and the statements' ids come from the commit, so nothing is stated twice.
    */
-  commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date; subject?: StatementSubject }): void {
+  commitApplied(p: { appId: string; registrationId: string; instance: number; activityId: string; standard: ScormVersion; seq: number; cmi: FlatCmi; final: boolean; passing?: number; at: Date; subject?: StatementSubject; interactionsBefore?: number }): void {
     let items = this.pending.get(p.appId);
     if (!items) this.pending.set(p.appId, (items = []));
     items.push({
@@ -159,7 +159,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       at: p.at.getTime(),
       key: String(p.seq),
       seq: p.seq,
-      cmi: relevantCmi(p.cmi),
+      cmi: relevantCmi(p.cmi, p.interactionsBefore),
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
       ...(p.subject ? { subject: p.subject } : {}),

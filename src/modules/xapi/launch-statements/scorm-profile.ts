@@ -184,11 +184,20 @@ export function commitStatements(
   return { statements: out, state };
 }
 
-/** The keys of a commit the profile's statements read (suspend data and the like stay out of the job payload). */
-export function relevantCmi(cmi: FlatCmi): FlatCmi {
+/**
+ * The keys of a commit the profile's statements read (suspend data and the like stay out of the job payload).
+ * `fromInteraction`: the interactions the activity had before this commit; only those at or after it can be new
+ * (`responded` is stated once per interaction), so the others stay out too: a SCO re-sends its whole journal with
+ * every commit, and ten interactions are most of a payload.
+ */
+export function relevantCmi(cmi: FlatCmi, fromInteraction = 0): FlatCmi {
   const out: FlatCmi = {};
   for (const [k, v] of Object.entries(cmi)) {
-    if (/^cmi\.(core\.(lesson_status|score\.(raw|min|max)|session_time|exit)|completion_status|success_status|scaled_passing_score|score\.(scaled|raw|min|max)|session_time|exit|interactions\.\d+\.(id|type|student_response|learner_response|result|description))$/.test(k)) out[k] = v;
+    const m = RELEVANT.exec(k);
+    if (m && (m[1] === undefined || Number(m[1]) >= fromInteraction)) out[k] = v;
   }
   return out;
 }
+
+const RELEVANT =
+  /^cmi\.(?:core\.(?:lesson_status|score\.(?:raw|min|max)|session_time|exit)|completion_status|success_status|scaled_passing_score|score\.(?:scaled|raw|min|max)|session_time|exit|interactions\.(\d+)\.(?:id|type|student_response|learner_response|result|description))$/;
