@@ -54,6 +54,20 @@ const INSTANCE_SQL = `UPDATE registration_instance SET activity_details = ?, com
     suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives)
   WHERE app_id = ? AND registration_id = ? AND instance = ? AND commit_seq = ?`;
 
+/** Batches up to this size update their instances one guarded UPDATE each; larger ones lock, read and upsert (two statements). */
+const ROW_BY_ROW = 2;
+
+const UPSERT_SQL_HEAD = `INSERT INTO registration_instance (app_id, registration_id, instance, course_version, created_at, activity_details, completion, success,
+    completion_amount, score_scaled, total_seconds, first_access_at, last_access_at, completed_at, suspended_activity_id, commit_seq, updated_at,
+    sequencing_state, global_objectives) VALUES`;
+const UPSERT_ROW = '(?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE activity_details = VALUES(activity_details), completion = VALUES(completion), success = VALUES(success),
+    completion_amount = VALUES(completion_amount), score_scaled = VALUES(score_scaled), total_seconds = VALUES(total_seconds),
+    first_access_at = COALESCE(first_access_at, VALUES(first_access_at)), last_access_at = VALUES(last_access_at),
+    completed_at = CASE WHEN VALUES(completion) = 'COMPLETED' THEN COALESCE(completed_at, VALUES(completed_at)) ELSE completed_at END,
+    suspended_activity_id = VALUES(suspended_activity_id), commit_seq = VALUES(commit_seq), updated_at = VALUES(updated_at),
+    sequencing_state = COALESCE(VALUES(sequencing_state), sequencing_state), global_objectives = COALESCE(VALUES(global_objectives), global_objectives)`;
+
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
 const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
@@ -103,9 +117,20 @@ export class CommitStore {
     const now = new Date();
     return inHotTransaction(this.dataSource, async (execute) => {
       const applied = new Array<boolean>(items.length).fill(false);
-      for (const { p, i } of order) {
-        const res = await execute(INSTANCE_SQL, instanceValues(p, now));
-        applied[i] = (res.affectedRows ?? 0) > 0;
+      if (order.length <= ROW_BY_ROW) {
+        for (const { p, i } of order) applied[i] = ((await execute(INSTANCE_SQL, instanceValues(p, now))).affectedRows ?? 0) > 0;
+      } else {
+        // Lock the instances and read where each stands; those still at their expected commit_seq are written by one
+        // multi-row upsert. It only ever updates: the rows exist and stay locked until COMMIT, so the values it
+        // would insert with (course_version 0) are never used.
+        const locked = await execute<Array<{ app_id: string; registration_id: string; instance: number | string; commit_seq: number | string }>>(
+          `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance WHERE ${order.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`,
+          order.flatMap(({ p }) => [p.where.appId, p.where.registrationId, p.where.instance]),
+        );
+        const seqOf = new Map(locked.map((r) => [`${r.app_id}\n${r.registration_id}\n${Number(r.instance)}`, Number(r.commit_seq)]));
+        for (const { p, i } of order) applied[i] = seqOf.get(`${p.where.appId}\n${p.where.registrationId}\n${p.where.instance}`) === p.expectedSeq;
+        const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
+        if (rows.length > 0) await execute(`${UPSERT_SQL_HEAD} ${rows.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`, rows.flatMap((p) => upsertValues(p, now)));
       }
       const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
       if (done.length > 0) {
@@ -189,6 +214,30 @@ function instanceValues({ where, expectedSeq, c }: PendingCommit, now: Date): un
     where.registrationId,
     where.instance,
     expectedSeq,
+  ];
+}
+
+function upsertValues({ where, c }: PendingCommit, now: Date): unknown[] {
+  const at = c.at ?? now;
+  return [
+    where.appId,
+    where.registrationId,
+    where.instance,
+    now,
+    jsonColumn.to(c.activityDetails),
+    c.completion,
+    c.success,
+    c.completionAmount,
+    c.scoreScaled,
+    c.totalSeconds,
+    at,
+    now,
+    at,
+    c.suspendedActivityId,
+    c.commitSeq,
+    now,
+    c.sequencingState ?? null,
+    c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
   ];
 }
 
