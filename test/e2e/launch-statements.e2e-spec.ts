@@ -1,4 +1,6 @@
+import { LAUNCH_STATEMENTS_BATCH_QUEUE } from '../../src/modules/xapi/launch-statements/launch-statements';
 import { XapiStatementsService } from '../../src/modules/xapi/xapi-statements.service';
+import { JobQueue } from '../../src/platform/queue/job-queue';
 import { fixture, importCourse } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
@@ -212,4 +214,36 @@ describe('statements from SCORM launches', () => {
       spy.mockRestore();
     }
   });
+
+  it('a batch that runs before the batch of the commits before it (another worker process took that one) waits for it: no interaction goes unstated', async () => {
+    const jobs = s.app.get(JobQueue);
+    const enqueue = jobs.enqueue.bind(jobs);
+    let held: (() => Promise<string>) | null = null;
+    const spy = jest.spyOn(jobs, 'enqueue').mockImplementation(async (queue, payload, options) => {
+      const items = (payload as { items?: Array<{ registrationId: string }> }).items;
+      if (queue === LAUNCH_STATEMENTS_BATCH_QUEUE && held === null && items?.some((x) => x.registrationId === 'xs-overtaken')) {
+        // The first batch reaches the queue only later, as if another process had taken it and were slow.
+        held = () => enqueue(queue, payload, options);
+        return 'held';
+      }
+      return enqueue(queue, payload, options);
+    });
+    try {
+      const commit = await register('xs-overtaken');
+      await commit(1, steps[0].cmi);
+      for (let i = 0; i < 100 && held === null; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(held).not.toBeNull();
+      // The second batch (Q2 is new; Q1 was in the held batch) runs first and must not state around the gap.
+      await commit(2, steps[2].cmi);
+      await new Promise((r) => setTimeout(r, 400));
+      expect((await commitStatementsOf('xs-overtaken')).filter((x) => x.verb === 'responded')).toEqual([]);
+      await held!();
+      const list = await waitFor(() => commitStatementsOf('xs-overtaken'), (l) => l.filter((x) => x.verb === 'responded').length >= 2);
+      expect(list.filter((x) => x.verb === 'responded').map((x) => x.object)).toEqual(['q1', 'q2']);
+      await new Promise((r) => setTimeout(r, 500));
+      expect((await commitStatementsOf('xs-overtaken')).filter((x) => x.verb === 'responded')).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+    }
+  }, 60_000);
 });

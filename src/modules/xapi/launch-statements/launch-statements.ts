@@ -36,6 +36,8 @@ export class LaunchStatementsPayload {
   @IsOptional() @IsNumber() passing?: number;
   /** commit: what the statements name, as the session knew it at launch (sessions of an earlier version: none, read from the rows). */
   @IsOptional() @IsObject() subject?: StatementSubject;
+  /** commit: the interactions the activity had before it; `cmi` holds only those from this index on (relevantCmi). */
+  @IsOptional() @IsInt() @Min(0) interactionsFrom?: number;
 }
 
 export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
@@ -94,6 +96,11 @@ interface ActivityCommits {
   seq: number;
   state: ReportedState;
   statements: Array<{ index: number; list: unknown[] }>;
+  /**
+   * The first commit to state left out interactions (interactionsFrom) that the reported state has not stated yet:
+   * the batch of the commits before it has not been recorded (another worker process has it, or it is retried).
+   */
+  gap: boolean;
 }
 
 /**
@@ -125,7 +132,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload));
-    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload) => this.recordInTurn(payload));
+    this.jobs.register(LAUNCH_STATEMENTS_BATCH_QUEUE, (payload, context) => this.recordInTurn(payload, context.attempt >= (LAUNCH_STATEMENTS_BATCH_QUEUE.maxAttempts ?? 1)));
   }
 
   /** Before the queues and the database close: the commits still gathered are queued. */
@@ -163,6 +170,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
       final: p.final,
       ...(p.passing !== undefined ? { passing: p.passing } : {}),
       ...(p.subject ? { subject: p.subject } : {}),
+      ...(p.interactionsBefore ? { interactionsFrom: p.interactionsBefore } : {}),
     });
     if (items.length >= MAX_BATCH) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), GATHER_MS);
@@ -190,9 +198,9 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
    * Runs an application's batch jobs one after the other in this process. Jobs run several at once, and a batch that
    * overtakes the one before it claims its activities first, so the earlier commits, then late, would state nothing.
    */
-  private recordInTurn(batch: LaunchStatementsBatchPayload): Promise<unknown> {
+  private recordInTurn(batch: LaunchStatementsBatchPayload, lastAttempt: boolean): Promise<unknown> {
     const appId = batch.items[0].appId;
-    const run = (this.recording.get(appId) ?? Promise.resolve()).then(() => this.recordBatch(batch));
+    const run = (this.recording.get(appId) ?? Promise.resolve()).then(() => this.recordBatch(batch, lastAttempt));
     const done = run.then(
       () => undefined,
       () => undefined,
@@ -210,7 +218,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
    * then the statements stored with one call per application. A failure to store gives the steps back and makes
    * the job retry.
    */
-  private async recordBatch(batch: LaunchStatementsBatchPayload): Promise<unknown> {
+  private async recordBatch(batch: LaunchStatementsBatchPayload, lastAttempt = true): Promise<unknown> {
     let stored = 0;
     for (const item of batch.items) if (item.kind !== 'commit') stored += ((await this.record(item)) as { stored?: number }).stored ?? 0;
     const commits = batch.items.filter((item) => item.kind === 'commit');
@@ -224,11 +232,11 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
         // Registration or course gone: nothing to state.
         if (!context) return;
         const where = { appId: item.appId, registrationId: item.registrationId, instance: item.instance, activityId: item.activityId };
-        byActivity.set(key, (group = { where, context, items: [], row: null, seq: -1, state: NOTHING_REPORTED, statements: [] }));
+        byActivity.set(key, (group = { where, context, items: [], row: null, seq: -1, state: NOTHING_REPORTED, statements: [], gap: false }));
       }
       group.items.push({ index, item });
     });
-    const claimed = await this.claim([...byActivity.values()]);
+    const claimed = await this.claim([...byActivity.values()], lastAttempt);
     const byApp = new Map<string, Array<{ index: number; list: unknown[] }>>();
     for (const g of claimed) {
       if (g.statements.length === 0) continue;
@@ -283,7 +291,7 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
    * and then sees this one's step. Returns the groups that advanced; those whose commits were all reported already
    * (a retried batch, a later job that ran first) state nothing.
    */
-  private async claim(groups: ActivityCommits[]): Promise<ActivityCommits[]> {
+  private async claim(groups: ActivityCommits[], lastAttempt: boolean): Promise<ActivityCommits[]> {
     if (groups.length === 0) return [];
     const lock = this.dataSource.options.type === 'mysql' ? ({ mode: 'pessimistic_write' } as const) : undefined;
     return this.dataSource.transaction(async (m) => {
@@ -294,6 +302,13 @@ export class LaunchStatements implements OnModuleInit, OnModuleDestroy {
         for (const r of rows) byKey.set(activityKey(r), r);
       }
       for (const g of groups) plan(g, byKey.get(activityKey(g.where)) ?? null);
+      // A batch that overtook the one before it (several worker processes): wait for that one rather than state its
+      // commits' changes late, and their new interactions never. The last attempt states what it can.
+      const gaps = groups.filter((g) => g.gap);
+      if (gaps.length > 0) {
+        if (!lastAttempt) throw new Error(`launch statements: the commits before this batch are not recorded yet (${gaps.length} activities); retrying`);
+        this.logger.warn({ msg: 'launch statements: earlier commits were never recorded; their new interactions are not stated', activities: gaps.map((g) => g.where) });
+      }
       const advancing = groups.filter((g) => g.seq > (g.row ? Number(g.row.seq) : -1));
       if (advancing.length === 0) return [];
       const now = new Date();
@@ -403,10 +418,14 @@ function plan(group: ActivityCommits, row: XapiLaunchStateEntity | null): void {
   group.seq = row ? Number(row.seq) : -1;
   group.state = row ? (JSON.parse(row.reported) as ReportedState) : NOTHING_REPORTED;
   group.statements = [];
+  group.gap = false;
+  const initialSeq = group.seq;
   const keyBase = activityKey(group.where);
   for (const { index, item } of group.items) {
     const seq = item.seq ?? 0;
     if (seq <= group.seq) continue;
+    // The first commit stated here must find every interaction before its own stated already.
+    if (group.seq === initialSeq && (item.interactionsFrom ?? 0) > group.state.interactions) group.gap = true;
     const { statements, state } = commitStatements(item.standard === group.context.standard ? group.context : { ...group.context, standard: item.standard }, item.cmi ?? {}, group.state, new Date(item.at), `${keyBase}\ncommit\n${item.key}`, item.final === true, item.passing);
     group.seq = seq;
     group.state = state;
