@@ -136,6 +136,11 @@ export interface ServiceOptions {
   nodeArgs?: string[];
   /** Extra service environment (wins over the stack's). */
   env?: Record<string, string>;
+  /**
+   * Another node of an installation already started (same stack: database, Redis, master key), as behind a load
+   * balancer: no first start to wait for; ready when /health/live answers. Its firstStart is this one.
+   */
+  joining?: FirstStart;
 }
 
 /**
@@ -174,6 +179,15 @@ export async function startService(stack: Stack, options: ServiceOptions): Promi
     env,
     logFile: options.logFile,
   });
+  if (options.joining) {
+    for (let i = 0; ; i++) {
+      const live = await fetch(`${baseUrl}/health/live`).then((r) => r.ok, () => false);
+      if (live) break;
+      if (i >= 600) throw new Error(`the extra node on ${baseUrl} did not come up (log: ${options.logFile})`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { ...tracked, baseUrl, api: `${baseUrl}${API_PREFIX}`, firstStart: options.joining };
+  }
   const firstStart = await waitForLogLine<FirstStart>(tracked, (line) => {
     if (!line.includes('"msg":"first start credentials (shown once)"')) return undefined;
     const parsed = JSON.parse(line) as Partial<FirstStart>;

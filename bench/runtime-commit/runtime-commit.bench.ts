@@ -8,7 +8,8 @@
  *   npm run bench:runtime-commit                            # embedded stack (SQLite)
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:runtime-commit
  *
- * Settings (environment): BENCH_LEARNERS (64 concurrent sessions), BENCH_DURATION (10 s measured), BENCH_WARMUP
+ * Settings (environment): BENCH_LEARNERS (64 concurrent sessions), BENCH_API_NODES (1: API nodes of the same
+ * installation on this machine, as behind a load balancer; the learners' commits are spread over them), BENCH_DURATION (10 s measured), BENCH_WARMUP
  * (3 s), BENCH_SUSPEND_BYTES (4096), BENCH_INTERACTIONS (10), BENCH_CPU_PROF (1: write a CPU profile of the
  * service during the measured run), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>, BENCH_JSON, BENCH_ASSERT, BENCH_KEEP.
  */
@@ -105,13 +106,13 @@ async function launchLearners(service: LcdsService, auth: string, n: number, sus
 }
 
 /** Every learner commits in a loop (one request in flight each) for `seconds`; answers the rate and latencies. */
-async function commitLoad(stack: Stack, service: LcdsService, learners: Learner[], seconds: number, label: string): Promise<RunResult> {
+async function commitLoad(stack: Stack, nodes: LcdsService[], learners: Learner[], seconds: number, label: string): Promise<RunResult> {
   // One keep-alive connection per learner, as a learner's browser has (the lean client: the generator shares the CPUs).
-  const connections = learners.map((l) => new LeanHttpConnection(new URL(l.commitUrl)));
+  const connections = learners.map((l, i) => new LeanHttpConnection(new URL(nodes[i % nodes.length].baseUrl)));
   const latencies = new Recorder();
   let errors = 0;
   let firstError = '';
-  const cpu = new CpuMeter(service.pid);
+  const cpus = nodes.map((n) => new CpuMeter(n.pid));
   const db0 = databaseCpuSeconds(stack);
   const started = process.hrtime.bigint();
   const end = Date.now() + seconds * 1000;
@@ -138,7 +139,9 @@ async function commitLoad(stack: Stack, service: LcdsService, learners: Learner[
     }),
   );
   const wallS = Number(process.hrtime.bigint() - started) / 1e9;
-  const { childPct, selfPct } = cpu.stop();
+  const meters = cpus.map((c) => c.stop());
+  const childPct = meters.reduce((sum, m) => sum + m.childPct, 0);
+  const selfPct = meters[0].selfPct;
   for (const c of connections) c.close();
   if (firstError) process.stderr.write(`${label}: ${errors} failed commits, first: ${firstError}\n`);
   const dbCpuMsPerOp = ((databaseCpuSeconds(stack) - db0) * 1000) / Math.max(1, latencies.length);
@@ -236,6 +239,8 @@ async function main(): Promise<void> {
   const logLevel = process.env.BENCH_LOG_LEVEL ?? 'info';
   const poolSize = Math.floor(envNumber('BENCH_ENV_DATABASE_POOL_SIZE', 10));
   const profile = process.env.BENCH_CPU_PROF === '1';
+  const apiNodes = Math.max(1, Math.floor(envNumber('BENCH_API_NODES', 1)));
+  if (apiNodes > 1 && !process.env.BENCH_DATABASE_URL) throw new Error('BENCH_API_NODES > 1 needs the production stack (BENCH_DATABASE_URL, BENCH_REDIS_URL)');
 
   await ensureBuilt();
   const runDir = benchRunDir('runtime-commit', () => failed, profile ? 'CPU profile' : undefined);
@@ -245,6 +250,8 @@ async function main(): Promise<void> {
     logLevel,
     ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(runDir, 'profile')}`] } : {}),
   });
+  const nodes = [service];
+  for (let n = 2; n <= apiNodes; n++) nodes.push(await startService(stack, { logFile: join(runDir, `service-${n}.log`), logLevel, joining: service.firstStart }));
   const auth = basicAuth(service.firstStart.application);
   const load0 = loadavg()[0];
 
@@ -255,10 +262,10 @@ async function main(): Promise<void> {
 
   if (warmupS > 0) {
     process.stderr.write(`warm-up ${warmupS} s…\n`);
-    await commitLoad(stack, service, learners, warmupS, 'warm-up');
+    await commitLoad(stack, nodes, learners, warmupS, 'warm-up');
   }
   process.stderr.write(`measuring ${durationS} s…\n`);
-  const lcds = await commitLoad(stack, service, learners, durationS, `LCDS commits (${nLearners} sessions)`);
+  const lcds = await commitLoad(stack, nodes, learners, durationS, `LCDS commits (${nLearners} sessions${apiNodes > 1 ? `, ${apiNodes} API nodes` : ''})`);
   const peak = readProcMemory(service.pid);
 
   // Every learner's last commit is the stored one: nothing lost, nothing applied twice.
@@ -271,6 +278,7 @@ async function main(): Promise<void> {
     }
   }
   const treeBytes = await storedTreeBytes(stack, learners[0].registrationId);
+  for (const n of nodes.slice(1)) await n.stop();
   await service.stop();
 
   let ceiling: RunResult | undefined;
@@ -285,7 +293,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       `runtime commit benchmark — POST /player/s/<session>/commit, ${nLearners} concurrent sessions, ${warmupS} s warm-up + ${durationS} s measured`,
-      `stack: ${stack.label}; service LOG_LEVEL=${logLevel}, NODE_ENV=production, DATABASE_POOL_SIZE=${poolSize}`,
+      `stack: ${stack.label}; service LOG_LEVEL=${logLevel}, NODE_ENV=production, DATABASE_POOL_SIZE=${poolSize}, ${apiNodes} API node(s) (server CPU: their sum)`,
       `node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}, load average ${load0.toFixed(2)} before the run`,
       `service: dist/main.js built ${statSync(join(REPO_ROOT, 'dist', 'main.js')).mtime.toISOString()}`,
       `payload: SCORM 2004 data model with ${suspendBytes} B suspend data and ${interactions} interactions, ${fmtNumber(requestBytes)} B a request; stored activity tree ${fmtNumber(treeBytes)} B`,
