@@ -246,4 +246,18 @@ describe('statements from SCORM launches', () => {
       spy.mockRestore();
     }
   }, 60_000);
+
+  it('a batch job with a malformed commit fails at once, saying what is wrong, and states nothing', async () => {
+    const jobs = s.app.get(JobQueue);
+    const appId = s.firstStart.application.appId;
+    const good = { kind: 'commit', appId, registrationId: 'nobody', instance: 0, activityId: 'sco', standard: '2004', at: Date.now(), key: '1', seq: 1, cmi: {} };
+    const bad = { ...good, instance: -1, standard: '2005', cmi: 'no' };
+    const id = await jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items: [good, bad] } as never, { appId });
+    const job = await waitFor(() => jobs.get(id), (j) => j?.status === 'failed');
+    expect(job?.attempts).toBe(1);
+    expect(job?.error).toContain('items[1].instance must be an integer ≥ 0');
+    expect(job?.error).toContain('items[1].standard must be 1.2 or 2004');
+    expect(job?.error).toContain('items[1].cmi must be an object');
+    expect(job?.error).not.toContain('items[0]');
+  });
 });

