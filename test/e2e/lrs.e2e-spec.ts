@@ -374,10 +374,14 @@ describe('LRS: statements resource', () => {
     expect(res.body.more).toBe('');
     expect(seen).toEqual(posted);
     // Default limit and the maximum: 100 without limit.
-    await lrsCall('/statements', { method: 'POST', auth: creds.root, json: Array.from({ length: 110 }, () => statement({ verb: { id: 'http://example.com/verbs/bulk' } })) });
+    const bulk = await lrsCall('/statements', { method: 'POST', auth: creds.root, json: Array.from({ length: 110 }, () => statement({ verb: { id: 'http://example.com/verbs/bulk' } })) });
     const page = await lrsCall(`/statements?verb=${encodeURIComponent('http://example.com/verbs/bulk')}`, { auth: creds.root });
     expect(page.body.statements).toHaveLength(100);
     expect(page.body.more).not.toBe('');
+    // A batch is stored in several INSERTs (64 + 32 + 8 + 4 + 2 rows): still in the order posted, each found by its verb.
+    const rest = await call(`${s.baseUrl}${page.body.more}`, { auth: creds.root, headers: { 'x-experience-api-version': '1.0.3' } });
+    const newestFirst = [...page.body.statements, ...rest.body.statements].map((x: { id: string }) => x.id);
+    expect(newestFirst).toEqual([...(bulk.body as string[])].reverse());
     // A token of this application means nothing on another's LRS, nor to a tampering client.
     const token = new URL(`${s.baseUrl}${page.body.more}`).searchParams.get('more')!;
     expect((await lrsCall(`/statements?more=${encodeURIComponent(`${token}x`)}`, { auth: creds.root })).status).toBe(400);

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
-import { HotExecute, inHotTransaction, isLockConflict } from '../../platform/database/hot-statement';
+import { HotExecute, inHotTransaction, isLockConflict, padToPowerOfTwo, powerOfTwoChunks } from '../../platform/database/hot-statement';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
@@ -123,14 +123,15 @@ export class CommitStore {
         // Lock the instances and read where each stands; those still at their expected commit_seq are written by one
         // multi-row upsert. It only ever updates: the rows exist and stay locked until COMMIT, so the values it
         // would insert with (course_version 0) are never used.
+        const keys = padToPowerOfTwo(order.map(({ p }) => p.where));
         const locked = await execute<Array<{ app_id: string; registration_id: string; instance: number | string; commit_seq: number | string }>>(
-          `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance WHERE ${order.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`,
-          order.flatMap(({ p }) => [p.where.appId, p.where.registrationId, p.where.instance]),
+          `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance WHERE ${keys.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`,
+          keys.flatMap((w) => [w.appId, w.registrationId, w.instance]),
         );
         const seqOf = new Map(locked.map((r) => [`${r.app_id}\n${r.registration_id}\n${Number(r.instance)}`, Number(r.commit_seq)]));
         for (const { p, i } of order) applied[i] = seqOf.get(`${p.where.appId}\n${p.where.registrationId}\n${p.where.instance}`) === p.expectedSeq;
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
-        if (rows.length > 0) await execute(`${UPSERT_SQL_HEAD} ${rows.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`, rows.flatMap((p) => upsertValues(p, now)));
+        for (const chunk of powerOfTwoChunks(rows)) await execute(`${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`, chunk.flatMap((p) => upsertValues(p, now)));
       }
       const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
       if (done.length > 0) {
@@ -251,13 +252,15 @@ async function touchRegistrations(execute: HotExecute, done: PendingCommit[], no
     seen.add(k);
     keys.push([where.appId, where.registrationId]);
   }
-  await execute(`UPDATE registration SET updated_at = ? WHERE ${keys.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`, [now, ...keys.flat()]);
+  const padded = padToPowerOfTwo(keys);
+  await execute(`UPDATE registration SET updated_at = ? WHERE ${padded.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`, [now, ...padded.flat()]);
 }
 
 /** The launch history rows of the applied commits' sessions: one statement, a CASE per column over the launch ids. */
 async function updateLaunches(execute: HotExecute, done: PendingCommit[], now: Date): Promise<void> {
-  const launches = done.filter((p) => p.c.launchHistoryId);
-  if (launches.length === 0) return;
+  const withLaunch = done.filter((p) => p.c.launchHistoryId);
+  if (withLaunch.length === 0) return;
+  const launches = padToPowerOfTwo(withLaunch);
   const column = (name: string, value: (c: StoredCommit) => unknown, expr = '?'): { sql: string; values: unknown[] } => ({
     sql: `${name} = CASE id ${launches.map(() => `WHEN ? THEN ${expr}`).join(' ')} ELSE ${name} END`,
     values: launches.flatMap((p) => [p.c.launchHistoryId, value(p.c)]),

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
+import { powerOfTwoChunks } from '../../platform/database/hot-statement';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
@@ -385,14 +386,18 @@ export class XapiStatementsService {
         storedDb,
       );
     }
+    // Runs of power-of-two lengths (≤ 64 statements, ≤ 256 links): on MySQL each distinct length is a prepared
+    // statement cached on every connection, with an object per parameter (padToPowerOfTwo in hot-statement.ts).
     // SQLite allows 32,766 variables a statement (14 a statement row, 4 a link row).
     const consecutive = await this.consecutiveAutoIncrement(m);
     const seqs = new Map<string, number>();
-    for (let i = 0; i < batch.length; i += 1000) {
-      const n = Math.min(1000, batch.length - i);
+    let i = 0;
+    for (const chunk of powerOfTwoChunks(batch, 64)) {
+      const n = chunk.length;
       const first = await insertRows(m, `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
       // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode).
       if (consecutive && first !== null) for (let j = 0; j < n; j++) seqs.set(batch[i + j].id, first + j);
+      i += n;
     }
     if (seqs.size < batch.length) {
       for (const r of await selectWhereIdIn<{ id: string; seq: number | string }>(m, 'id, seq', 'id', appId, batch.map((p) => p.id))) seqs.set(r.id, Number(r.seq));
@@ -406,9 +411,9 @@ export class XapiStatementsService {
       const objectAgent = objectAgentKey(s);
       if (objectAgent !== null) links.push(appId, 'objagent', objectAgent, seq);
     }
-    for (let i = 0; i < links.length; i += 4 * 5000) {
-      const chunk = links.slice(i, i + 4 * 5000);
-      await insertRows(m, `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length / 4, 4)}`, chunk);
+    const linkRows = Array.from({ length: links.length / 4 }, (_, r) => links.slice(r * 4, r * 4 + 4));
+    for (const chunk of powerOfTwoChunks(linkRows, 256)) {
+      await insertRows(m, `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}`, chunk.flat());
     }
     if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
   }

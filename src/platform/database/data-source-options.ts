@@ -25,7 +25,9 @@ export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions
       poolSize: config.database.poolSize,
       supportBigNumbers: true,
       bigNumberStrings: false,
-      extra: { connectionLimit: config.database.poolSize, enableKeepAlive: true },
+      // maxPreparedStatements: mysql2 keeps every prepared statement of a connection (16,000 by default), each with a
+      // column definition object per parameter; the hot paths use a few dozen shapes, so a bound costs nothing.
+      extra: { connectionLimit: config.database.poolSize, enableKeepAlive: true, maxPreparedStatements: 128 },
     };
   }
   mkdirSync(dirname(config.database.sqlitePath), { recursive: true });

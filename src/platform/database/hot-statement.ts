@@ -76,3 +76,34 @@ export function isLockConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT';
 }
+
+/**
+ * `list` padded to a power of two by repeating its last element. A prepared statement is cached per connection for
+ * each distinct SQL text, with a column definition object per parameter: statements over lists of any length (an
+ * `IN (…)` of 1 to 32 keys, a multi-row upsert) would prepare one shape per length on every connection, hundreds of
+ * thousands of objects, tens of megabytes. Padded, at most log2(max) + 1 shapes exist. Only for statements where a
+ * repeated element changes nothing (an `IN` list, an OR of keys, a CASE branch).
+ */
+export function padToPowerOfTwo<T>(list: readonly T[]): T[] {
+  let size = 1;
+  while (size < list.length) size *= 2;
+  const out = [...list];
+  while (out.length < size) out.push(list[list.length - 1]);
+  return out;
+}
+
+/**
+ * `list` cut into runs of power-of-two lengths of at most `max` (itself a power of two), longest first (21 → 16, 4, 1):
+ * at most log2(max) + 1 statement shapes, however long the lists.
+ */
+export function powerOfTwoChunks<T>(list: readonly T[], max = 1024): T[][] {
+  const out: T[][] = [];
+  let at = 0;
+  while (at < list.length) {
+    let size = 1;
+    while (size * 2 <= list.length - at && size * 2 <= max) size *= 2;
+    out.push(list.slice(at, at + size));
+    at += size;
+  }
+  return out;
+}
