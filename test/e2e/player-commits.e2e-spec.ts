@@ -183,6 +183,8 @@ describe('runtime commits at once', () => {
       }
       expect(p.activityDetails.children[0].runtime.location).toBe(`stored-${i}`);
       expect(p.registrationCompletion).toBe(i % 3 === 0 ? 'COMPLETED' : 'INCOMPLETE');
+      // The completion date is set by the commit that completes, and only by it.
+      expect(Boolean(p.completedDate)).toBe(i % 3 === 0);
       expect(p.totalSecondsTracked).toBe(100 + i);
       expect(p.score?.scaled ?? 0).toBeCloseTo(i / 100);
       expect(history.totalSecondsTracked).toBe(100 + i);

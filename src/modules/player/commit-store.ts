@@ -50,7 +50,7 @@ const MAX_BATCH = 32;
 const WRITERS = 2;
 
 const INSTANCE_SQL = `UPDATE registration_instance SET activity_details = ?, completion = ?, success = ?, completion_amount = ?, score_scaled = ?, total_seconds = ?,
-    first_access_at = COALESCE(first_access_at, ?), last_access_at = ?, completed_at = CASE WHEN ? THEN COALESCE(completed_at, ?) ELSE completed_at END,
+    first_access_at = COALESCE(first_access_at, ?), last_access_at = ?, completed_at = COALESCE(completed_at, ?),
     suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives)
   WHERE app_id = ? AND registration_id = ? AND instance = ? AND commit_seq = ?`;
 
@@ -64,7 +64,7 @@ const UPSERT_ROW = '(?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE activity_details = VALUES(activity_details), completion = VALUES(completion), success = VALUES(success),
     completion_amount = VALUES(completion_amount), score_scaled = VALUES(score_scaled), total_seconds = VALUES(total_seconds),
     first_access_at = COALESCE(first_access_at, VALUES(first_access_at)), last_access_at = VALUES(last_access_at),
-    completed_at = CASE WHEN VALUES(completion) = 'COMPLETED' THEN COALESCE(completed_at, VALUES(completed_at)) ELSE completed_at END,
+    completed_at = COALESCE(completed_at, VALUES(completed_at)),
     suspended_activity_id = VALUES(suspended_activity_id), commit_seq = VALUES(commit_seq), updated_at = VALUES(updated_at),
     sequencing_state = COALESCE(VALUES(sequencing_state), sequencing_state), global_objectives = COALESCE(VALUES(global_objectives), global_objectives)`;
 
@@ -193,7 +193,11 @@ function compareTargets(a: CommitTarget, b: CommitTarget): number {
   return a.appId < b.appId ? -1 : a.appId > b.appId ? 1 : a.registrationId < b.registrationId ? -1 : a.registrationId > b.registrationId ? 1 : a.instance - b.instance;
 }
 
-function instanceValues({ where, expectedSeq, c }: PendingCommit, now: Date): unknown[] {
+/**
+ * A commit's values in the column order both statements use (INSTANCE_SQL's SET, UPSERT_ROW after the key):
+ * completed_at is the time only when the commit completes (COALESCE keeps an earlier one, and null changes nothing).
+ */
+function commitValues(c: StoredCommit, now: Date): unknown[] {
   const at = c.at ?? now;
   return [
     jsonColumn.to(c.activityDetails),
@@ -204,43 +208,18 @@ function instanceValues({ where, expectedSeq, c }: PendingCommit, now: Date): un
     c.totalSeconds,
     at,
     now,
-    c.completion === 'COMPLETED',
-    at,
+    c.completion === 'COMPLETED' ? at : null,
     c.suspendedActivityId,
     c.commitSeq,
     now,
     c.sequencingState ?? null,
     c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
-    where.appId,
-    where.registrationId,
-    where.instance,
-    expectedSeq,
   ];
 }
 
-function upsertValues({ where, c }: PendingCommit, now: Date): unknown[] {
-  const at = c.at ?? now;
-  return [
-    where.appId,
-    where.registrationId,
-    where.instance,
-    now,
-    jsonColumn.to(c.activityDetails),
-    c.completion,
-    c.success,
-    c.completionAmount,
-    c.scoreScaled,
-    c.totalSeconds,
-    at,
-    now,
-    at,
-    c.suspendedActivityId,
-    c.commitSeq,
-    now,
-    c.sequencingState ?? null,
-    c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
-  ];
-}
+const instanceValues = ({ where, expectedSeq, c }: PendingCommit, now: Date): unknown[] => [...commitValues(c, now), where.appId, where.registrationId, where.instance, expectedSeq];
+
+const upsertValues = ({ where, c }: PendingCommit, now: Date): unknown[] => [where.appId, where.registrationId, where.instance, now, ...commitValues(c, now)];
 
 /** The registrations of the applied commits (each once), in key order: one statement. */
 async function touchRegistrations(execute: HotExecute, done: PendingCommit[], now: Date): Promise<void> {
