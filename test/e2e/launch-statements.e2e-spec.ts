@@ -1,4 +1,3 @@
-import { LAUNCH_STATEMENTS_BATCH_QUEUE } from '../../src/modules/xapi/launch-statements/launch-statements';
 import { XapiStatementsService } from '../../src/modules/xapi/xapi-statements.service';
 import { JobQueue } from '../../src/platform/queue/job-queue';
 import { fixture, importCourse } from '../support/courses';
@@ -102,9 +101,8 @@ describe('statements from SCORM launches', () => {
         ['q2', 'true-false', 'f', false],
       ]),
     );
-    // Nothing more arrives later (each job states only what changed).
-    await new Promise((r) => setTimeout(r, 500));
-    expect(await statementsOf('xs-12')).toHaveLength(expected.length);
+    // Stored in order: the launch's when it opened, then each commit's with it.
+    expect(verbs(await statementsOf('xs-12'))).toEqual(expected);
   });
 
   it('a SCO that re-sends its whole interactions journal with every commit: each interaction is responded once, as it comes', async () => {
@@ -154,9 +152,13 @@ describe('statements from SCORM launches', () => {
   ];
   const stepVerbs = ['responded', 'scored', 'responded', 'scored', 'completed', 'passed', 'terminated'];
   /** The commits' statements of a registration in the order the LRS stored them: verb, object and result. */
-  const commitStatementsOf = async (registrationId: string) => {
+  /** `related`: only those that mention this activity anywhere (found through the statements' links). */
+  const commitStatementsOf = async (registrationId: string, related?: string) => {
     const registration = (await call(`${s.api}/registrations/${registrationId}`, { auth: app })).body.xapiRegistrationId as string;
-    const r = await fetch(`${s.config.publicUrl}/lrs/${s.firstStart.application.appId}/statements?registration=${registration}&ascending=true&limit=100`, { headers: { authorization: app, 'x-experience-api-version': '1.0.3' } });
+    const filter = related ? `&activity=${encodeURIComponent(related)}&related_activities=true` : '';
+    const r = await fetch(`${s.config.publicUrl}/lrs/${s.firstStart.application.appId}/statements?registration=${registration}${filter}&ascending=true&limit=100`, {
+      headers: { authorization: app, 'x-experience-api-version': '1.0.3' },
+    });
     const list = ((await r.json()) as { statements: Array<{ id: string; verb: { id: string }; object: { id: string }; result?: unknown }> }).statements;
     return list.filter((x) => !/(launched|initialized)$/.test(x.verb.id)).map((x) => ({ id: x.id, verb: x.verb.id.replace(ADL, ''), object: x.object.id.split('/').pop(), result: x.result }));
   };
@@ -165,99 +167,114 @@ describe('statements from SCORM launches', () => {
     return launch(registrationId, 'golf12');
   };
 
-  it('commits of several registrations gathered into jobs give the statements, in order, that recording each commit on its own gives', async () => {
-    // The reference: each commit's statements are in before the next commit is sent.
-    const alone = await register('xs-alone');
+  it('a commit is answered once its statements are stored: each commit states, at once and in order, what it changed', async () => {
+    const commit = await register('xs-alone');
+    const wants = [['responded'], ['scored'], ['responded'], ['scored'], ['completed', 'passed'], ['terminated']];
+    let seen = 0;
     for (const [i, step] of steps.entries()) {
-      await alone(i + 1, step.cmi, step.final);
-      const want = i === steps.length - 1 ? stepVerbs.length : [1, 2, 3, 4, 6][i];
-      await waitFor(() => commitStatementsOf('xs-alone'), (l) => l.length >= want);
+      await commit(i + 1, step.cmi, step.final);
+      // No waiting: the commit's transaction stored them.
+      const list = await commitStatementsOf('xs-alone');
+      expect(list.slice(seen).map((x) => x.verb)).toEqual(wants[i]);
+      seen = list.length;
     }
-    const reference = await commitStatementsOf('xs-alone');
-    expect(reference.map((x) => x.verb)).toEqual(stepVerbs);
-
-    // The same commits of three registrations at once, each registration's in order: they share jobs.
-    const ids = ['xs-many-1', 'xs-many-2', 'xs-many-3'];
-    const commits = await Promise.all(ids.map(register));
-    await Promise.all(commits.map(async (commit) => {
-      for (const [i, step] of steps.entries()) await commit(i + 1, step.cmi, step.final);
-    }));
-    for (const id of ids) {
-      const list = await waitFor(() => commitStatementsOf(id), (l) => l.length >= stepVerbs.length);
-      expect(list.map(({ verb, object, result }) => ({ verb, object, result }))).toEqual(reference.map(({ verb, object, result }) => ({ verb, object, result })));
-    }
-    await new Promise((r) => setTimeout(r, 500));
-    for (const id of ids) expect(await commitStatementsOf(id)).toHaveLength(stepVerbs.length);
+    expect((await commitStatementsOf('xs-alone')).map((x) => x.verb)).toEqual(stepVerbs);
   });
 
-  it('a job whose statements could not be stored is retried and states them once', async () => {
-    // The last commit's job fails: no later job can move the activity on meanwhile.
+  it('commits of several registrations at once (written together) give the statements, in order, that each commit alone gives', async () => {
+    const reference = await commitStatementsOf('xs-alone');
+    const ids = ['xs-many-1', 'xs-many-2', 'xs-many-3', 'xs-many-4'];
+    const commits = await Promise.all(ids.map(register));
+    await Promise.all(
+      commits.map(async (commit) => {
+        for (const [i, step] of steps.entries()) await commit(i + 1, step.cmi, step.final);
+      }),
+    );
+    const course = `${s.config.publicUrl}/xapi/activities/course/golf12`;
+    for (const id of ids) {
+      const list = await commitStatementsOf(id);
+      expect(list.map(({ verb, object, result }) => ({ verb, object, result }))).toEqual(reference.map(({ verb, object, result }) => ({ verb, object, result })));
+      // Every one mentions the course: its links (written with the seqs the batch's insert gave) find them all.
+      expect(await commitStatementsOf(id, course)).toEqual(list);
+    }
+  });
+
+  it('a commit whose statements cannot be stored is not applied at all; the player\'s retry applies it and states it once', async () => {
+    const statements = s.app.get(XapiStatementsService);
+    const writeOwn = statements.writeOwn.bind(statements);
+    let failures = 0;
+    let locked = true;
+    const spy = jest.spyOn(statements, 'writeOwn').mockImplementation(async (writer, list) => {
+      // The LRS tables are locked for a moment: the batch fails, and so would its item-by-item retry.
+      if (locked && list.some((x) => x.values.some((v) => typeof v === 'string' && v.includes('/verbs/terminated')))) {
+        failures++;
+        throw new Error('the LRS tables are locked for a moment');
+      }
+      return writeOwn(writer, list);
+    });
+    try {
+      const commit = await register('xs-retried');
+      for (const [i, step] of steps.slice(0, -1).entries()) await commit(i + 1, step.cmi, step.final);
+      const last = steps[steps.length - 1];
+      const before = await call(`${s.api}/registrations/xs-retried?includeChildResults=true&includeRuntime=true`, { auth: app });
+      await expect(commit(steps.length, last.cmi, last.final)).rejects.toThrow();
+      expect(failures).toBeGreaterThanOrEqual(1);
+      // Nothing of the failed commit: neither its statements nor its progress (the session time it reported).
+      expect((await commitStatementsOf('xs-retried')).map((x) => x.verb)).toEqual(stepVerbs.slice(0, -1));
+      const after = await call(`${s.api}/registrations/xs-retried?includeChildResults=true&includeRuntime=true`, { auth: app });
+      expect(after.body.activityDetails).toEqual(before.body.activityDetails);
+      locked = false;
+      await commit(steps.length, last.cmi, last.final);
+      expect((await commitStatementsOf('xs-retried')).map((x) => x.verb)).toEqual(stepVerbs);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('the statements of a launch the LRS could not take at once are stored by a job, once', async () => {
     const statements = s.app.get(XapiStatementsService);
     const store = statements.storeStatements.bind(statements);
     let failed = 0;
     const spy = jest.spyOn(statements, 'storeStatements').mockImplementation(async (appId, input, ...rest) => {
-      if (failed === 0 && input.some((x) => /terminated$/.test((x as { verb: { id: string } }).verb.id))) {
+      if (failed === 0 && input.some((x) => /launched$/.test((x as { verb: { id: string } }).verb.id))) {
         failed++;
         throw new Error('the LRS tables are locked for a moment');
       }
       return store(appId, input, ...rest);
     });
     try {
-      const commit = await register('xs-retried');
-      for (const [i, step] of steps.entries()) await commit(i + 1, step.cmi, step.final);
-      const list = await waitFor(() => commitStatementsOf('xs-retried'), (l) => l.length >= stepVerbs.length);
+      const commit = await register('xs-launch-retried');
       expect(failed).toBe(1);
-      expect(list.map((x) => x.verb)).toEqual(stepVerbs);
+      await commit(1, steps[0].cmi);
+      const list = await waitFor(() => statementsOf('xs-launch-retried'), (l) => verbs(l).includes('launched'));
+      expect([...verbs(list)].sort()).toEqual(['initialized', 'launched', 'responded']);
       await new Promise((r) => setTimeout(r, 500));
-      expect(await commitStatementsOf('xs-retried')).toHaveLength(stepVerbs.length);
+      expect(await statementsOf('xs-launch-retried')).toHaveLength(3);
     } finally {
       spy.mockRestore();
     }
   });
 
-  it('a batch that runs before the batch of the commits before it (another worker process took that one) waits for it: no interaction goes unstated', async () => {
-    const jobs = s.app.get(JobQueue);
-    const enqueue = jobs.enqueue.bind(jobs);
-    let held: (() => Promise<string>) | null = null;
-    const spy = jest.spyOn(jobs, 'enqueue').mockImplementation(async (queue, payload, options) => {
-      const items = (payload as { items?: Array<{ registrationId: string }> }).items;
-      if (queue === LAUNCH_STATEMENTS_BATCH_QUEUE && held === null && items?.some((x) => x.registrationId === 'xs-overtaken')) {
-        // The first batch reaches the queue only later, as if another process had taken it and were slow.
-        held = () => enqueue(queue, payload, options);
-        return 'held';
-      }
-      return enqueue(queue, payload, options);
-    });
-    try {
-      const commit = await register('xs-overtaken');
-      await commit(1, steps[0].cmi);
-      for (let i = 0; i < 100 && held === null; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(held).not.toBeNull();
-      // The second batch (Q2 is new; Q1 was in the held batch) runs first and must not state around the gap.
-      await commit(2, steps[2].cmi);
-      await new Promise((r) => setTimeout(r, 400));
-      expect((await commitStatementsOf('xs-overtaken')).filter((x) => x.verb === 'responded')).toEqual([]);
-      await held!();
-      const list = await waitFor(() => commitStatementsOf('xs-overtaken'), (l) => l.filter((x) => x.verb === 'responded').length >= 2);
-      expect(list.filter((x) => x.verb === 'responded').map((x) => x.object)).toEqual(['q1', 'q2']);
-      await new Promise((r) => setTimeout(r, 500));
-      expect((await commitStatementsOf('xs-overtaken')).filter((x) => x.verb === 'responded')).toHaveLength(2);
-    } finally {
-      spy.mockRestore();
-    }
-  }, 60_000);
+  it('what an activity reported goes with its instance: after a progress reset, completing it again is stated again', async () => {
+    const done = { 'cmi.core.lesson_status': 'completed' };
+    const first = await register('xs-reset');
+    await first(1, done);
+    await first(2, done);
+    expect((await commitStatementsOf('xs-reset')).map((x) => x.verb)).toEqual(['completed']);
+    expect((await call(`${s.api}/registrations/xs-reset/progress`, { method: 'DELETE', auth: app })).status).toBe(204);
+    const again = await launch('xs-reset', 'golf12');
+    await again(1, done);
+    expect((await commitStatementsOf('xs-reset')).map((x) => x.verb)).toEqual(['completed', 'completed']);
+  });
 
-  it('a batch job with a malformed commit fails at once, saying what is wrong, and states nothing', async () => {
+  it('a batch of commits queued by an earlier version (its statements were made by jobs) is taken off the queue, stating nothing', async () => {
     const jobs = s.app.get(JobQueue);
     const appId = s.firstStart.application.appId;
-    const good = { kind: 'commit', appId, registrationId: 'nobody', instance: 0, activityId: 'sco', standard: '2004', at: Date.now(), key: '1', seq: 1, cmi: {} };
-    const bad = { ...good, instance: -1, standard: '2005', cmi: 'no' };
-    const id = await jobs.enqueue(LAUNCH_STATEMENTS_BATCH_QUEUE, { items: [good, bad] } as never, { appId });
-    const job = await waitFor(() => jobs.get(id), (j) => j?.status === 'failed');
-    expect(job?.attempts).toBe(1);
-    expect(job?.error).toContain('items[1].instance must be an integer ≥ 0');
-    expect(job?.error).toContain('items[1].standard must be 1.2 or 2004');
-    expect(job?.error).toContain('items[1].cmi must be an object');
-    expect(job?.error).not.toContain('items[0]');
+    const item = { kind: 'commit', appId, registrationId: 'xs-alone', instance: 0, activityId: 'sco', standard: '1.2', at: Date.now(), key: '99', seq: 99, cmi: {} };
+    const before = (await commitStatementsOf('xs-alone')).length;
+    const id = await jobs.enqueue({ name: 'xapi-launch-statements-batch', check: () => [] }, { items: [item] }, { appId });
+    const job = await waitFor(() => jobs.get(id), (j) => j?.status === 'completed');
+    expect(job?.status).toBe('completed');
+    expect(await commitStatementsOf('xs-alone')).toHaveLength(before);
   });
 });

@@ -28,7 +28,7 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     const q = new URLSearchParams({ stateId: 'LMS.LaunchData', activityId: l.activityId, agent: JSON.stringify(l.actor), registration: l.registration });
     const r = await fetch(`${l.endpoint}/activities/state?${q.toString()}`, { headers: { authorization: auth, ...X } });
     expect(r.status).toBe(200);
-    return (await r.json()) as any;
+    return (await r.json());
   };
   /** What a cmi5 AU does after fetching its token: LMS.LaunchData, then the learner's preferences (cmi5 11.0.0.0-3), before initialized. */
   const start = async (l: { endpoint: string; actor: unknown; registration: string; activityId: string }, auth: string) => {

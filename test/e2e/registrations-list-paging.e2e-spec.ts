@@ -33,7 +33,7 @@ describe('registrations list: paging with tags on many and on few registrations'
       // Pairs share a creation time: the id breaks the tie.
       const at = new Date(base + Math.floor(i / 2) * 1000);
       regs.push({ appId, id, courseId: COURSE(i), learnerId: `l-${i % 7}`, learnerEmail: null, learnerFirstName: 'A', learnerLastName: 'B', xapiRegistrationId: `x-${i}`, postBack: null, latestInstance: 0, createdAt: at, updatedAt: at });
-      insts.push({ appId, registrationId: id, instance: 0, courseVersion: 1, completion: 'UNKNOWN', success: 'UNKNOWN', completionAmount: 0, scoreScaled: null, totalSeconds: 0, firstAccessAt: null, lastAccessAt: null, completedAt: null, activityDetails: null, globalObjectives: [], suspendedActivityId: null, commitSeq: 0, sequencingState: null, createdAt: at, updatedAt: at });
+      insts.push({ appId, registrationId: id, instance: 0, courseVersion: 1, completion: 'UNKNOWN', success: 'UNKNOWN', completionAmount: 0, scoreScaled: null, totalSeconds: 0, firstAccessAt: null, lastAccessAt: null, completedAt: null, activityDetails: null, globalObjectives: [], suspendedActivityId: null, commitSeq: 0, sequencingState: null, xapiReported: null, createdAt: at, updatedAt: at });
       if (MANY(i)) tags.push({ appId, resourceType: 'registration', resourceId: id, tag: 'many' });
       if (FEW(i)) tags.push({ appId, resourceType: 'registration', resourceId: id, tag: 'few' });
     }

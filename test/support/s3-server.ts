@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 // s3rver ships no type declarations.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const S3rver = require('s3rver');
 
 /** A real S3-compatible server (s3rver) on loopback, with one bucket, for tests of the S3 content store. */

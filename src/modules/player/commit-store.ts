@@ -2,12 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
-import { HotExecute, inHotTransaction, isLockConflict, padToPowerOfTwo, powerOfTwoChunks } from '../../platform/database/hot-statement';
+import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo } from '../../platform/database/hot-statement';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { ActivityResult, Objective } from '../registrations/registration-types';
+import { entityManagerWriter, hotStatementWriter, OwnStatements, XapiStatementsService } from '../xapi/xapi-statements.service';
 
 /** What one applied commit writes. */
 export interface StoredCommit {
@@ -30,6 +31,10 @@ export interface StoredCommit {
   sequencingState?: string;
   /** SCORM 2004: the registration's globalObjectives, when the commit changed them. */
   globalObjectives?: Objective[];
+  /** The commit's xAPI statements (ADL SCORM profile), stored in its transaction when it is applied. */
+  statements?: OwnStatements;
+  /** The instance's new xapi_reported (what its activities' statements have reported), with `statements`. */
+  xapiReported?: string;
 }
 
 export interface CommitTarget {
@@ -51,7 +56,8 @@ const WRITERS = 2;
 
 const INSTANCE_SQL = `UPDATE registration_instance SET activity_details = ?, completion = ?, success = ?, completion_amount = ?, score_scaled = ?, total_seconds = ?,
     first_access_at = COALESCE(first_access_at, ?), last_access_at = ?, completed_at = COALESCE(completed_at, ?),
-    suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives)
+    suspended_activity_id = ?, commit_seq = ?, updated_at = ?, sequencing_state = COALESCE(?, sequencing_state), global_objectives = COALESCE(?, global_objectives),
+    xapi_reported = COALESCE(?, xapi_reported)
   WHERE app_id = ? AND registration_id = ? AND instance = ? AND commit_seq = ?`;
 
 /** Batches up to this size update their instances one guarded UPDATE each; larger ones lock, read and upsert (two statements). */
@@ -59,22 +65,23 @@ const ROW_BY_ROW = 2;
 
 const UPSERT_SQL_HEAD = `INSERT INTO registration_instance (app_id, registration_id, instance, course_version, created_at, activity_details, completion, success,
     completion_amount, score_scaled, total_seconds, first_access_at, last_access_at, completed_at, suspended_activity_id, commit_seq, updated_at,
-    sequencing_state, global_objectives) VALUES`;
-const UPSERT_ROW = '(?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+    sequencing_state, global_objectives, xapi_reported) VALUES`;
+const UPSERT_ROW = '(?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE activity_details = VALUES(activity_details), completion = VALUES(completion), success = VALUES(success),
     completion_amount = VALUES(completion_amount), score_scaled = VALUES(score_scaled), total_seconds = VALUES(total_seconds),
     first_access_at = COALESCE(first_access_at, VALUES(first_access_at)), last_access_at = VALUES(last_access_at),
     completed_at = COALESCE(completed_at, VALUES(completed_at)),
     suspended_activity_id = VALUES(suspended_activity_id), commit_seq = VALUES(commit_seq), updated_at = VALUES(updated_at),
-    sequencing_state = COALESCE(VALUES(sequencing_state), sequencing_state), global_objectives = COALESCE(VALUES(global_objectives), global_objectives)`;
+    sequencing_state = COALESCE(VALUES(sequencing_state), sequencing_state), global_objectives = COALESCE(VALUES(global_objectives), global_objectives),
+    xapi_reported = COALESCE(VALUES(xapi_reported), xapi_reported)`;
 
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
 const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 
 /**
  * Stores applied commits: each instance's summary and tree if it is still at the expected commit_seq (false when
- * another commit won), its registration's updated_at (GetRegistrations' `updated` filter and order) and its
- * launch's history row, in one transaction.
+ * another commit won), its xAPI statements, its registration's updated_at (GetRegistrations' `updated` filter and
+ * order) and its launch's history row, in one transaction.
  *
  * Commits of many learners arriving together share a transaction (GroupCommitter); a commit's answer waits for its
  * transaction's COMMIT. MySQL: one prepared UPDATE per instance, then one UPDATE for all their registrations and one
@@ -85,7 +92,10 @@ const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replac
 export class CommitStore {
   private readonly group: GroupCommitter<PendingCommit>;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly lrs: XapiStatementsService,
+  ) {
     const mysql = dataSource.options.type === 'mysql';
     const writeBatch = (items: PendingCommit[]) => (mysql ? this.writeMysql(items) : this.writeTypeorm(items));
     this.group = new GroupCommitter<PendingCommit>(
@@ -125,16 +135,20 @@ export class CommitStore {
         // would insert with (course_version 0) are never used.
         const keys = padToPowerOfTwo(order.map(({ p }) => p.where));
         const locked = await execute<Array<{ app_id: string; registration_id: string; instance: number | string; commit_seq: number | string }>>(
-          `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance WHERE ${keys.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`,
+          `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance FORCE INDEX (PRIMARY) WHERE ${keys.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`,
           keys.flatMap((w) => [w.appId, w.registrationId, w.instance]),
         );
         const seqOf = new Map(locked.map((r) => [`${r.app_id}\n${r.registration_id}\n${Number(r.instance)}`, Number(r.commit_seq)]));
         for (const { p, i } of order) applied[i] = seqOf.get(`${p.where.appId}\n${p.where.registrationId}\n${p.where.instance}`) === p.expectedSeq;
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
-        for (const chunk of powerOfTwoChunks(rows)) await execute(`${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`, chunk.flatMap((p) => upsertValues(p, now)));
+        // One statement, padded (a repeated row writes the same values again): every round trip of a transaction waits
+        // for the event loop to come round, a few milliseconds under load.
+        for (const chunk of paddedChunks(rows, MAX_BATCH)) await execute(`${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`, chunk.flatMap((p) => upsertValues(p, now)));
       }
       const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
       if (done.length > 0) {
+        // In the order the commits came (order is by key): a learner's statements in the order of their commits.
+        await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
         await touchRegistrations(execute, done, now);
         await updateLaunches(execute, done, now);
       }
@@ -166,12 +180,14 @@ export class CommitStore {
             updatedAt: now,
             ...(c.sequencingState !== undefined ? { sequencingState: c.sequencingState } : {}),
             ...(c.globalObjectives !== undefined ? { globalObjectives: c.globalObjectives } : {}),
+            ...(c.xapiReported !== undefined ? { xapiReported: c.xapiReported } : {}),
           })
           .where({ ...where, commitSeq: expectedSeq })
           .setParameter('at', dbDatetime(c.at ?? now))
           .execute();
         applied.push(Boolean(res.affected));
         if (!res.affected) continue;
+        if (c.statements) await this.lrs.writeOwn(entityManagerWriter(m), c.statements);
         await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: now });
         if (c.launchHistoryId) {
           await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {
@@ -214,6 +230,7 @@ function commitValues(c: StoredCommit, now: Date): unknown[] {
     now,
     c.sequencingState ?? null,
     c.globalObjectives !== undefined ? jsonColumn.to(c.globalObjectives) : null,
+    c.xapiReported ?? null,
   ];
 }
 
@@ -232,7 +249,7 @@ async function touchRegistrations(execute: HotExecute, done: PendingCommit[], no
     keys.push([where.appId, where.registrationId]);
   }
   const padded = padToPowerOfTwo(keys);
-  await execute(`UPDATE registration SET updated_at = ? WHERE ${padded.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`, [now, ...padded.flat()]);
+  await execute(`UPDATE registration FORCE INDEX (PRIMARY) SET updated_at = ? WHERE ${padded.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`, [now, ...padded.flat()]);
 }
 
 /** The launch history rows of the applied commits' sessions: one statement, a CASE per column over the launch ids. */
@@ -252,7 +269,7 @@ async function updateLaunches(execute: HotExecute, done: PendingCommit[], now: D
     column('exit_time', (c) => (c.final ? now : null), 'COALESCE(?, exit_time)'),
   ];
   await execute(
-    `UPDATE launch_history SET last_runtime_update = ?, ${set.map((s) => s.sql).join(', ')} WHERE ${launches.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`,
+    `UPDATE launch_history FORCE INDEX (PRIMARY) SET last_runtime_update = ?, ${set.map((s) => s.sql).join(', ')} WHERE ${launches.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`,
     [now, ...set.flatMap((s) => s.values), ...launches.flatMap((p) => [p.where.appId, p.c.launchHistoryId])],
   );
 }

@@ -144,7 +144,7 @@ const passingOf = (launchable: LaunchableActivity): number | undefined => {
 
 /** The live sessions of commits (n of them) joined with the instances they write (tree and commit_seq); both stacks. */
 const commitContextSql = (n: number) => `SELECT s.id, s.app_id, s.registration_id, s.instance, s.launch_history_id, s.expires_at, s.used_at, s.settings,
-    i.activity_details AS i_tree, i.commit_seq AS i_seq, i.sequencing_state AS i_seqstate
+    i.activity_details AS i_tree, i.commit_seq AS i_seq, i.sequencing_state AS i_seqstate, i.xapi_reported AS i_reported
   FROM player_session s
   LEFT JOIN registration_instance i ON i.app_id = s.app_id AND i.registration_id = s.registration_id AND i.instance = s.instance
   WHERE s.id ${n === 1 ? '= ?' : `IN (${new Array<string>(n).fill('?').join(', ')})`}`;
@@ -164,6 +164,7 @@ interface CommitContextRow {
   i_tree: string | null;
   i_seq: number | string | null;
   i_seqstate: string | null;
+  i_reported: string | null;
 }
 
 /** The session id of a session token; 400 when the token is not ours, 410 when it expired. */
@@ -360,7 +361,17 @@ export class PlayerService {
     }
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
     if (claims.tracking && version.learningStandard !== 'XAPI' && !cmi5) {
-      this.launchStatements.launched({ appId: claims.app, registrationId: claims.reg, instance: claims.inst, activityId: launchable.id, standard: scormVersion, sessionId: claims.id, resumed: node?.runtime?.exit === 'suspend', at: now });
+      await this.launchStatements.launched({
+        appId: claims.app,
+        registrationId: claims.reg,
+        instance: claims.inst,
+        activityId: launchable.id,
+        standard: scormVersion,
+        sessionId: claims.id,
+        resumed: node?.runtime?.exit === 'suspend',
+        at: now,
+        subject: settings.statements,
+      });
     }
     return sessionToken;
   }
@@ -800,7 +811,6 @@ export class PlayerService {
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
       const reported = reportedOf(node);
-      const interactionsBefore = node.runtime?.runtimeInteractions?.length ?? 0;
       // SCORM 1.2: a SCO that ran and finishes without a status is completed (scorm12-finish.ts).
       const cmi = body.final === true && body.initialized !== false && s.standard === '1.2' ? scorm12FinishedCmi(body.cmi) : body.cmi;
       const state = activityStateOf(s.standard, cmi, node.runtime, s.passing);
@@ -832,6 +842,12 @@ export class PlayerService {
         if (JSON.stringify(engine.globalObjectives()) !== globalsBefore) globalObjectives = globalObjectivesOf(engine);
       } else rollUp(tree, rollupOf(session), s.activityId);
       const completion = tree.activityCompletion;
+      // The xAPI statements of this commit (ADL SCORM profile), stored in its transaction: only when the commit changed
+      // something a statement reports (most commits only move suspend data and location).
+      const statements =
+        body.final === true || reportedOf(node) !== reported
+          ? await this.launchStatements.forCommit({ ...where, activityId: s.activityId, standard: s.standard, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, reported: inst.xapiReported })
+          : null;
       const applied = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: tree,
         completion,
@@ -846,11 +862,9 @@ export class PlayerService {
         final: body.final === true,
         ...(seqState !== undefined ? { sequencingState: seqState } : {}),
         ...(globalObjectives !== undefined ? { globalObjectives } : {}),
+        ...(statements ? { statements: statements.statements, xapiReported: statements.reported } : {}),
       });
       if (!applied) continue;
-      // Queued, not awaited: the xAPI statements of this commit (ADL SCORM profile) are made by a job; only when the
-      // commit changed something a statement reports (most commits only move suspend data and location).
-      if (body.final === true || reportedOf(node) !== reported) this.launchStatements.commitApplied({ ...where, activityId: s.activityId, standard: s.standard, seq, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, interactionsBefore });
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
@@ -865,10 +879,13 @@ export class PlayerService {
    * The live session of a commit and the instance it writes (activity tree and commit_seq), in one query; the
    * instance is null when it is gone.
    */
-  private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq' | 'sequencingState'> | null }> {
+  private async commitContext(token: string): Promise<{ session: LiveSession; inst: Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq' | 'sequencingState' | 'xapiReported'> | null }> {
     const row = await this.contexts.read(sessionIdOf(this.sessionTokens, token));
     const session = liveSession(row ? this.sessionOfRow(row) : null);
-    const inst = row && row.i_seq !== null ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq), sequencingState: row.i_seqstate ?? null } : null;
+    const inst =
+      row && row.i_seq !== null
+        ? { activityDetails: jsonColumn.from(row.i_tree) as ActivityResult | null, commitSeq: Number(row.i_seq), sequencingState: row.i_seqstate ?? null, xapiReported: row.i_reported ?? null }
+        : null;
     return { session, inst };
   }
 

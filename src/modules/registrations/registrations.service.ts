@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
+import { retryOnLockConflict } from '../../platform/database/hot-statement';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
@@ -14,7 +15,6 @@ import { TagsService } from '../tags/tags.service';
 import type { RegistrationSet, RegistrationSetKey } from '../xapi/xapi-statements.service';
 import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
-import { XapiLaunchStateEntity } from '../xapi/entities/xapi-launch-state.entity';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
@@ -327,14 +327,15 @@ export class RegistrationsService {
     const { version } = await this.courses.resolveVersion(appId, reg.courseId);
     const now = new Date();
     const old = await this.instances.find({ where: { appId, registrationId }, select: { instance: true } });
-    await this.dataSource.transaction(async (m) => {
-      await m.delete(LaunchHistoryEntity, { appId, registrationId });
-      // What the old instances' statements reported: instance 0 starts again from nothing.
-      await m.delete(XapiLaunchStateEntity, { appId, registrationId });
-      await m.delete(RegistrationInstanceEntity, { appId, registrationId });
-      await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, 0, version, now));
-      await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: 0, updatedAt: now });
-    });
+    // The instances first, as runtime commits lock them first (then the registration and launches).
+    await retryOnLockConflict(() =>
+      this.dataSource.transaction(async (m) => {
+        await m.delete(RegistrationInstanceEntity, { appId, registrationId });
+        await m.delete(LaunchHistoryEntity, { appId, registrationId });
+        await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, 0, version, now));
+        await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: 0, updatedAt: now });
+      }),
+    );
     for (const { instance } of old) {
       await this.settings.purgeTarget(appId, { level: 'registrationInstance', registrationId, instance, course: { courseId: reg.courseId, version: 0 } });
     }
@@ -507,6 +508,7 @@ export class RegistrationsService {
       activityDetails: version.rootActivity ? initialActivityTree(version.rootActivity) : null,
       globalObjectives: [],
       sequencingState: null,
+      xapiReported: null,
       suspendedActivityId: null,
       commitSeq: 0,
       createdAt: now,
@@ -586,14 +588,13 @@ export class RegistrationsService {
   private async removeInstances(appId: string, registrationId: string, numbers: number[]): Promise<void> {
     const reg = await this.registrations.findOneBy({ appId, id: registrationId });
     if (!reg) return;
-    const remaining = await this.dataSource.transaction(async (m: EntityManager) => {
-      await m.delete(LaunchHistoryEntity, { appId, registrationId, instance: In(numbers) });
-      await m.delete(XapiLaunchStateEntity, { appId, registrationId, instance: In(numbers) });
+    const remaining = await retryOnLockConflict(() => this.dataSource.transaction(async (m: EntityManager) => {
       await m.delete(RegistrationInstanceEntity, { appId, registrationId, instance: In(numbers) });
+      await m.delete(LaunchHistoryEntity, { appId, registrationId, instance: In(numbers) });
       const latest = await m.getRepository(RegistrationInstanceEntity).findOne({ where: { appId, registrationId }, order: { instance: 'DESC' }, select: { instance: true } });
       if (latest) await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: latest.instance, updatedAt: new Date() });
       return latest !== null;
-    });
+    }));
     if (!remaining) {
       await this.removeRegistrations(appId, [registrationId]);
       return;
@@ -604,19 +605,21 @@ export class RegistrationsService {
   }
 
   /**
-   * Registrations with every instance, launch history, postback sequence, what their launches reported as xAPI
-   * statements (xapi_launch_state), tags and settings. Registration, course and application deletion all come here
+   * Registrations with every instance (and with it what their launches reported as xAPI statements), launch
+   * history, postback sequence, tags and settings. Registration, course and application deletion all come here
    * (the application's purger also clears both state tables by app).
    */
   private async removeRegistrations(appId: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.dataSource.transaction(async (m) => {
-      await m.delete(LaunchHistoryEntity, { appId, registrationId: In(ids) });
-      await m.delete(XapiLaunchStateEntity, { appId, registrationId: In(ids) });
-      await m.delete(RegistrationPostbackStateEntity, { appId, registrationId: In(ids) });
-      await m.delete(RegistrationInstanceEntity, { appId, registrationId: In(ids) });
-      await m.delete(RegistrationEntity, { appId, id: In(ids) });
-    });
+    // The instances first, as runtime commits lock them first (then the registration and launches).
+    await retryOnLockConflict(() =>
+      this.dataSource.transaction(async (m) => {
+        await m.delete(RegistrationInstanceEntity, { appId, registrationId: In(ids) });
+        await m.delete(LaunchHistoryEntity, { appId, registrationId: In(ids) });
+        await m.delete(RegistrationPostbackStateEntity, { appId, registrationId: In(ids) });
+        await m.delete(RegistrationEntity, { appId, id: In(ids) });
+      }),
+    );
     await this.tags.purge(appId, 'registration', ids);
     for (const id of ids) await this.settings.purgeTarget(appId, { level: 'registration', registrationId: id, course: { courseId: '', version: 0 } });
   }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
-import { powerOfTwoChunks } from '../../platform/database/hot-statement';
+import { HotExecute, paddedChunks, powerOfTwoChunks } from '../../platform/database/hot-statement';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
@@ -347,75 +347,81 @@ export class XapiStatementsService {
 
   /**
    * Inserts a batch in a constant number of SQL statements whatever its size: which of them were voided before they
-   * arrived (only for ids the client chose: an id the LRS just made up cannot have been voided), one multi-row INSERT
-   * of the statements, their seqs (from its insertId on MySQL/MariaDB when they are consecutive, else read back), one
-   * multi-row INSERT of their links, one UPDATE for the statements they void.
-   * Plain SQL with positional parameters (the same for MySQL/MariaDB and SQLite): the query builder's per-parameter
-   * bookkeeping cost more CPU than everything else of a request.
+   * arrived (only for ids the client chose: an id the LRS just made up cannot have been voided), the statements and
+   * their links (writeRows), one UPDATE for the statements they void.
    */
   private async insertAll(m: EntityManager, appId: string, batch: PendingStatement[], authority: Json, stored: Date, defaultVersion: string, credentialId: string | null): Promise<void> {
-    const storedIso = stored.toISOString();
-    const storedDb = dbDatetime(storedIso);
     const clientIds = batch.filter((p) => p.clientId).map((p) => p.id);
     // A statement that arrives after the statement voiding it is voided from the start.
     const voidedEarlier = new Set(
       clientIds.length > 0 ? (await selectWhereIdIn<{ voiding_target: string }>(m, 'voiding_target', 'ref_target', appId, clientIds)).filter((r) => r.voiding_target !== null).map((r) => r.voiding_target) : [],
     );
-    const authorityJson = authority;
-    const values: unknown[] = [];
-    const voidingTargets: string[] = [];
-    for (const { s, id, canonical, hash } of batch) {
-      const timestamp = s.timestamp as string | undefined;
-      const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
-      if (voidingTarget !== null) voidingTargets.push(voidingTarget);
-      const activityId = objectActivityId(s);
-      values.push(
-        appId,
-        id,
-        storedJson(canonical, { authority: authorityJson, stored: storedIso, version: (s.version as string | undefined) ?? defaultVersion, ...(timestamp === undefined ? { timestamp: storedIso } : {}) }),
-        hash,
-        indexKey(s.verb.id as string),
-        agentKey(s.actor),
-        activityId === null ? null : indexKey(activityId),
-        typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
-        voidingTarget === null && voidedEarlier.has(id) ? 1 : 0,
-        voidingTarget,
-        s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
-        credentialId,
-        timestamp === undefined ? storedDb : dbDatetime(new Date(timestamp).toISOString()),
-        storedDb,
-      );
-    }
+    const rows = batch.map((p) => statementRow(appId, p, authority, stored, defaultVersion, credentialId, voidedEarlier.has(p.id)));
+    await this.writeRows(entityManagerWriter(m), rows);
+    const voidingTargets = batch.filter((p) => p.s.verb.id === VOIDED_VERB).map((p) => (p.s.object.id as string).toLowerCase());
+    if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
+  }
+
+  /**
+   * Statements this service's own modules make (the player's SCORM profile statements: valid by construction, new
+   * ids, nothing they void), prepared for writeOwn in the caller's transaction, so that they are stored if and only if
+   * what they report is. Registration listeners are not told (they follow xAPI content's own statements).
+   */
+  prepareOwn(appId: string, statements: Array<Record<string, Json>>, authority: Json, stored: Date): OwnStatements {
+    return statements.map((s) => {
+      const id = s.id as string;
+      const canonical = canonicalContent(s, id);
+      return statementRow(appId, { s, id, canonical, hash: hashContent(canonical), clientId: false }, authority, stored, '1.0.0', null, false);
+    });
+  }
+
+  /** Stores prepared statements (prepareOwn, of any applications) with the writer's connection, in the order given. */
+  async writeOwn(writer: StatementWriter, statements: OwnStatements): Promise<void> {
+    if (statements.length > 0) await this.writeRows(writer, statements, true);
+  }
+
+  /**
+   * One multi-row INSERT of the statements, their seqs (from its insertId on MySQL/MariaDB when they are
+   * consecutive, else read back), one multi-row INSERT of their links. Plain SQL with positional parameters (the
+   * same for MySQL/MariaDB and SQLite): the query builder's per-parameter bookkeeping cost more CPU than everything
+   * else of a request.
+   */
+  private async writeRows(writer: StatementWriter, rows: StatementRow[], own = false): Promise<void> {
     // Runs of power-of-two lengths (≤ 64 statements, ≤ 256 links): on MySQL each distinct length is a prepared
     // statement cached on every connection, with an object per parameter (padToPowerOfTwo in hot-statement.ts).
     // SQLite allows 32,766 variables a statement (14 a statement row, 4 a link row).
-    const consecutive = await this.consecutiveAutoIncrement(m);
-    const seqs = new Map<string, number>();
-    let i = 0;
-    for (const chunk of powerOfTwoChunks(batch, 64)) {
-      const n = chunk.length;
-      const first = await insertRows(m, `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(n, STATEMENT_COLUMNS.length)}`, values.slice(i * STATEMENT_COLUMNS.length, (i + n) * STATEMENT_COLUMNS.length));
-      // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode).
-      if (consecutive && first !== null) for (let j = 0; j < n; j++) seqs.set(batch[i + j].id, first + j);
-      i += n;
+    // Our own statements (new ids: no duplicate can be sent) and links (a duplicate means the same) are padded to one
+    // statement a run, the repeated row a no-op on its key; a client's statements are not, so that a duplicate id
+    // still fails the insert (see onceMoreIfRaced).
+    const consecutive = await this.consecutiveAutoIncrement(writer);
+    const seqs = new Map<StatementRow, number>();
+    const pad = writer.mysql && own;
+    for (const chunk of pad ? paddedChunks(rows, 64) : powerOfTwoChunks(rows, 64)) {
+      const first = await writer.insert(
+        `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`,
+        chunk.flatMap((r) => r.values),
+      );
+      // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode),
+      // the repeated last row of a padded one, a no-op, last.
+      if (consecutive && first !== null) [...new Set(chunk)].forEach((r, j) => seqs.set(r, first + j));
     }
-    if (seqs.size < batch.length) {
-      for (const r of await selectWhereIdIn<{ id: string; seq: number | string }>(m, 'id, seq', 'id', appId, batch.map((p) => p.id))) seqs.set(r.id, Number(r.seq));
+    if (seqs.size < rows.length) {
+      for (const [appId, ofApp] of groupBy(rows.filter((r) => !seqs.has(r)), (r) => r.appId)) {
+        const ids = ofApp.map((r) => r.id);
+        const found = new Map(
+          (await writer.query<{ id: string; seq: number | string }>(`SELECT id, seq FROM xapi_statement WHERE app_id = ? AND id IN (${ids.map(() => '?').join(', ')})`, [appId, ...ids])).map((x) => [x.id, Number(x.seq)]),
+        );
+        for (const r of ofApp) seqs.set(r, found.get(r.id)!);
+      }
     }
-    const links: unknown[] = [];
-    for (const { s, id } of batch) {
-      const seq = seqs.get(id)!;
-      const { agents, activities } = relatedKeys({ ...s, authority });
-      for (const value of agents) links.push(appId, 'agent', value, seq);
-      for (const value of activities) links.push(appId, 'activity', value, seq);
-      const objectAgent = objectAgentKey(s);
-      if (objectAgent !== null) links.push(appId, 'objagent', objectAgent, seq);
+    const links: unknown[][] = [];
+    for (const r of rows) {
+      const seq = seqs.get(r)!;
+      for (const [kind, value] of r.links) links.push([r.appId, kind, value, seq]);
     }
-    const linkRows = Array.from({ length: links.length / 4 }, (_, r) => links.slice(r * 4, r * 4 + 4));
-    for (const chunk of powerOfTwoChunks(linkRows, 256)) {
-      await insertRows(m, `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}`, chunk.flat());
+    for (const chunk of writer.mysql ? paddedChunks(links, 256) : powerOfTwoChunks(links, 256)) {
+      await writer.insert(`INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}${writer.mysql ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`, chunk.flat());
     }
-    if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
   }
 
   /**
@@ -423,13 +429,13 @@ export class XapiStatementsService {
    * innodb_autoinc_lock_mode 0 or 1 (MariaDB's default; MySQL 8 defaults to 2, "interleaved") and an
    * auto_increment_increment of 1 (Galera sets more). Elsewhere the seqs are read back by id.
    */
-  private consecutiveAutoIncrement(m: EntityManager): Promise<boolean> {
-    if (m.connection.options.type !== 'mysql') return Promise.resolve(false);
-    // On the transaction's own connection: with every pooled connection in a storing transaction, asking the pool
-    // for another one would wait for ever.
-    this.consecutiveSeqs ??= m
-      .query('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS inc')
-      .then((rows: Array<{ mode: unknown; inc: unknown }>) => Number(rows[0]?.mode) <= 1 && Number(rows[0]?.inc) === 1)
+  private consecutiveAutoIncrement(writer: StatementWriter): Promise<boolean> {
+    if (!writer.mysql) return Promise.resolve(false);
+    // On the writer's own connection: with every pooled connection in a storing transaction, asking the pool for
+    // another one would wait for ever.
+    this.consecutiveSeqs ??= writer
+      .query<{ mode: unknown; inc: unknown }>('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS inc', [])
+      .then((rows) => Number(rows[0]?.mode) <= 1 && Number(rows[0]?.inc) === 1)
       .catch(() => false);
     return this.consecutiveSeqs;
   }
@@ -448,6 +454,86 @@ interface PendingStatement {
   hash: string;
   /** The id came with the statement (it may be stored already, or voided before it arrived). */
   clientId: boolean;
+}
+
+/** A statement's xapi_statement values (STATEMENT_COLUMNS) and its link rows' kind and value, ready to insert. */
+interface StatementRow {
+  appId: string;
+  id: string;
+  values: unknown[];
+  links: Array<[kind: string, value: string]>;
+}
+
+/** Statements prepared by XapiStatementsService.prepareOwn, for writeOwn. */
+export type OwnStatements = StatementRow[];
+
+/** Where the LRS's inserts run: a TypeORM transaction's connection, or a hot transaction's (see hotStatementWriter). */
+export interface StatementWriter {
+  readonly mysql: boolean;
+  /** Runs an INSERT; its first auto-increment id on MySQL/MariaDB, else null. */
+  insert(sql: string, values: unknown[]): Promise<number | null>;
+  query<T>(sql: string, values: unknown[]): Promise<T[]>;
+}
+
+/** The writer of a hot transaction's connection (MySQL: prepared statements, see inHotTransaction). */
+export function hotStatementWriter(execute: HotExecute): StatementWriter {
+  return {
+    mysql: true,
+    insert: async (sql, values) => {
+      const res = await execute<{ insertId?: number }>(sql, values);
+      return typeof res.insertId === 'number' && res.insertId > 0 ? res.insertId : null;
+    },
+    query: <T>(sql: string, values: unknown[]) => execute<T[]>(sql, values),
+  };
+}
+
+/** The writer of a TypeORM transaction (its entity manager). */
+export function entityManagerWriter(m: EntityManager): StatementWriter {
+  return { mysql: m.connection.options.type === 'mysql', insert: (sql, values) => insertRows(m, sql, values), query: <T>(sql: string, values: unknown[]) => m.query<T[]>(sql, values) };
+}
+
+/** A statement's row and links (the LRS sets stored, authority, version and a missing timestamp). */
+function statementRow(appId: string, p: PendingStatement, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null, voidedEarlier: boolean): StatementRow {
+  const { s, id, canonical, hash } = p;
+  const storedIso = stored.toISOString();
+  const storedDb = dbDatetime(storedIso);
+  const timestamp = s.timestamp as string | undefined;
+  const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
+  const activityId = objectActivityId(s);
+  const values = [
+    appId,
+    id,
+    storedJson(canonical, { authority, stored: storedIso, version: (s.version as string | undefined) ?? defaultVersion, ...(timestamp === undefined ? { timestamp: storedIso } : {}) }),
+    hash,
+    indexKey(s.verb.id as string),
+    agentKey(s.actor),
+    activityId === null ? null : indexKey(activityId),
+    typeof s.context?.registration === 'string' ? (s.context.registration as string).toLowerCase() : null,
+    voidingTarget === null && voidedEarlier ? 1 : 0,
+    voidingTarget,
+    s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
+    credentialId,
+    timestamp === undefined ? storedDb : dbDatetime(new Date(timestamp).toISOString()),
+    storedDb,
+  ];
+  const links: Array<[string, string]> = [];
+  const { agents, activities } = relatedKeys({ ...s, authority });
+  for (const value of agents) links.push(['agent', value]);
+  for (const value of activities) links.push(['activity', value]);
+  const objectAgent = objectAgentKey(s);
+  if (objectAgent !== null) links.push(['objagent', objectAgent]);
+  return { appId, id, values, links };
+}
+
+function groupBy<T>(list: T[], key: (x: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const x of list) {
+    const k = key(x);
+    const group = out.get(k);
+    if (group) group.push(x);
+    else out.set(k, [x]);
+  }
+  return out;
 }
 
 const STATEMENT_COLUMNS = ['app_id', 'id', 'statement', 'content_hash', 'verb_id', 'agent', 'activity_id', 'registration', 'voided', 'voiding_target', 'ref_target', 'credential_id', 'timestamp', 'stored'];

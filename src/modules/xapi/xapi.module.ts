@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { XapiCredentialEntity } from './entities/xapi-credential.entity';
 import { XapiAttachmentEntity, XapiDocumentEntity } from './entities/xapi-document.entity';
-import { XapiLaunchStateEntity } from './entities/xapi-launch-state.entity';
 import { LaunchStatements } from './launch-statements/launch-statements';
 import { XapiStatementPipeEntity } from './entities/xapi-statement-pipe.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
@@ -21,7 +20,7 @@ import { XapiStatementsService } from './xapi-statements.service';
 
 /** xAPI of API V2 (credentials, statement pipes) and the statement store behind every application's LRS. */
 @Module({
-  imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiDocumentEntity, XapiAttachmentEntity, XapiStatementPipeEntity, XapiLaunchStateEntity])],
+  imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiDocumentEntity, XapiAttachmentEntity, XapiStatementPipeEntity])],
   controllers: [XapiCredentialsController, XapiStatementPipesController],
   providers: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens, LaunchSessions, LaunchStatements],
   exports: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, LrsCredentialCache, LrsLaunchTokens, LaunchSessions, LaunchStatements],
@@ -33,13 +32,11 @@ export class XapiModule implements OnModuleInit {
     private readonly statements: XapiStatementsService,
     private readonly documents: XapiDocumentsService,
     private readonly pipes: XapiStatementPipesService,
-    private readonly launchStatements: LaunchStatements,
   ) {}
 
   onModuleInit(): void {
     this.applicationHooks.registerPurger('xapi', async (appId) => {
       await this.pipes.purgeApplication(appId);
-      await this.launchStatements.purgeApplication(appId);
       await this.statements.purgeApplication(appId);
       await this.documents.purgeApplication(appId);
       await this.credentials.purgeApplication(appId);

@@ -78,11 +78,29 @@ export function isLockConflict(err: unknown): boolean {
 }
 
 /**
+ * Runs `transaction` again (up to `attempts` times in all) when the database chose it as a deadlock's victim or its
+ * lock wait timed out: it was rolled back whole, so running it again is safe. For transactions that lock rows in
+ * another order than the runtime commits do (instance, statements, registration, launch), which runtime commits
+ * under way can otherwise turn into a 500.
+ */
+export async function retryOnLockConflict<T>(transaction: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      if (attempt >= attempts || !isLockConflict(err)) throw err;
+      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+/**
  * `list` padded to a power of two by repeating its last element. A prepared statement is cached per connection for
  * each distinct SQL text, with a column definition object per parameter: statements over lists of any length (an
  * `IN (…)` of 1 to 32 keys, a multi-row upsert) would prepare one shape per length on every connection, hundreds of
  * thousands of objects, tens of megabytes. Padded, at most log2(max) + 1 shapes exist. Only for statements where a
- * repeated element changes nothing (an `IN` list, an OR of keys, a CASE branch).
+ * repeated element changes nothing (an `IN` list, an OR of keys, a CASE branch, a row of an upsert or of an insert
+ * that ignores duplicate keys).
  */
 export function padToPowerOfTwo<T>(list: readonly T[]): T[] {
   let size = 1;
@@ -105,5 +123,16 @@ export function powerOfTwoChunks<T>(list: readonly T[], max = 1024): T[][] {
     out.push(list.slice(at, at + size));
     at += size;
   }
+  return out;
+}
+
+/**
+ * `list` cut into runs of `max` (a power of two), the last padded to a power of two (padToPowerOfTwo): as few
+ * statements as the length allows (21 → one of 32 rows), each of at most log2(max) + 1 shapes. For statements where a
+ * repeated row changes nothing; the others take powerOfTwoChunks (21 → 16, 4, 1).
+ */
+export function paddedChunks<T>(list: readonly T[], max = 1024): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < list.length; at += max) out.push(padToPowerOfTwo(list.slice(at, at + max)));
   return out;
 }

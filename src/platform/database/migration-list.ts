@@ -10,6 +10,7 @@ import { XapiPipes1764800000000 } from './migrations/1764800000000-xapi-pipes';
 import { RegistrationXapiIdIndex1765100000000 } from './migrations/1765100000000-registration-xapi-id-index';
 import { SequencingState1765200000000 } from './migrations/1765200000000-sequencing-state';
 import { LrsIngestIndexes1765500000000 } from './migrations/1765500000000-lrs-ingest-indexes';
+import { XapiReported1766000000000 } from './migrations/1766000000000-xapi-reported';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   RegistrationXapiIdIndex1765100000000,
   SequencingState1765200000000,
   LrsIngestIndexes1765500000000,
+  XapiReported1766000000000,
 ];

@@ -60,6 +60,13 @@ export class RegistrationInstanceEntity {
   @Column({ type: 'text', nullable: true, select: false })
   sequencingState!: string | null;
 
+  /**
+   * SCORM courses: what the xAPI statements of the player's commits have reported of each activity (ReportedState
+   * JSON by activity id), written with the commit that states it; null before the first such commit.
+   */
+  @Column({ type: 'text', nullable: true, select: false })
+  xapiReported!: string | null;
+
   @Column({ type: 'varchar', length: 1000, nullable: true })
   suspendedActivityId!: string | null;
 

@@ -5,7 +5,7 @@ import type { Json } from '../lrs/statement-keys';
 /**
  * Statements of a SCORM launch following the ADL xAPI SCORM Profile: the SCO is the object (type `lesson`), the
  * course its parent and grouping, the profile in `category`, the registration's xapiRegistrationId in
- * `context.registration`. Pure functions: the LaunchStatements job feeds them what it knows.
+ * `context.registration`. Pure functions: LaunchStatements feeds them what it knows.
  */
 export const SCORM_PROFILE = 'https://w3id.org/xapi/scorm';
 const ADL = 'http://adlnet.gov/expapi/verbs/';
@@ -88,7 +88,10 @@ interface Interaction {
 
 function interactionsOf(cmi: FlatCmi): Interaction[] {
   const rows = new Map<number, Record<string, string>>();
-  for (const [key, value] of Object.entries(cmi)) {
+  for (const key in cmi) {
+    // A cheap prefix test first: a commit has a hundred keys or more (suspend data, objectives, …).
+    if (!key.startsWith('cmi.interactions.')) continue;
+    const value = cmi[key];
     const m = /^cmi\.interactions\.(\d+)\.([a-z_]+)$/.exec(key);
     if (!m || typeof value !== 'string' || value === '') continue;
     const row = rows.get(Number(m[1])) ?? {};
@@ -183,21 +186,3 @@ export function commitStatements(
   };
   return { statements: out, state };
 }
-
-/**
- * The keys of a commit the profile's statements read (suspend data and the like stay out of the job payload).
- * `fromInteraction`: the interactions the activity had before this commit; only those at or after it can be new
- * (`responded` is stated once per interaction), so the others stay out too: a SCO re-sends its whole journal with
- * every commit, and ten interactions are most of a payload.
- */
-export function relevantCmi(cmi: FlatCmi, fromInteraction = 0): FlatCmi {
-  const out: FlatCmi = {};
-  for (const [k, v] of Object.entries(cmi)) {
-    const m = RELEVANT.exec(k);
-    if (m && (m[1] === undefined || Number(m[1]) >= fromInteraction)) out[k] = v;
-  }
-  return out;
-}
-
-const RELEVANT =
-  /^cmi\.(?:core\.(?:lesson_status|score\.(?:raw|min|max)|session_time|exit)|completion_status|success_status|scaled_passing_score|score\.(?:scaled|raw|min|max)|session_time|exit|interactions\.(\d+)\.(?:id|type|student_response|learner_response|result|description))$/;

@@ -33,24 +33,27 @@ export class XapiPipes1764800000000 implements MigrationInterface {
         indices: [new TableIndex({ name: 'ix_xapi_statement_pipe_due', columnNames: ['visible_after'] })],
       }),
     );
-    await queryRunner.createTable(
-      new Table({
-        name: 'xapi_launch_state',
-        columns: [
-          c.id('app_id', { isPrimary: true }),
-          c.id('registration_id', { isPrimary: true }),
-          c.int('instance', { isPrimary: true, default: undefined }),
-          c.id('activity_id', { isPrimary: true }),
-          c.bigint('seq'),
-          c.text('reported', { isNullable: false }),
-          c.datetime('updated_at'),
-        ],
-      }),
-    );
+    await queryRunner.createTable(xapiLaunchStateTable(c));
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.dropTable('xapi_launch_state');
     await queryRunner.dropTable('xapi_statement_pipe');
   }
+}
+
+/** What launches reported as statements, by activity (until migration 1766000000000 moved it onto the instances). */
+export function xapiLaunchStateTable(c: ColumnKit): Table {
+  return new Table({
+    name: 'xapi_launch_state',
+    columns: [
+      c.id('app_id', { isPrimary: true }),
+      c.id('registration_id', { isPrimary: true }),
+      c.int('instance', { isPrimary: true, default: undefined }),
+      c.id('activity_id', { isPrimary: true }),
+      c.bigint('seq'),
+      c.text('reported', { isNullable: false }),
+      c.datetime('updated_at'),
+    ],
+  });
 }
