@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
-import { HotExecute, paddedChunks, powerOfTwoChunks } from '../../platform/database/hot-statement';
+import { HotExecute, paddedChunks, powerOfTwoChunks, runsOf } from '../../platform/database/hot-statement';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
@@ -389,14 +389,14 @@ export class XapiStatementsService {
   private async writeRows(writer: StatementWriter, rows: StatementRow[], own = false): Promise<void> {
     // Runs of power-of-two lengths (≤ 64 statements, ≤ 256 links): on MySQL each distinct length is a prepared
     // statement cached on every connection, with an object per parameter (padToPowerOfTwo in hot-statement.ts).
-    // SQLite allows 32,766 variables a statement (14 a statement row, 4 a link row).
-    // Our own statements (new ids: no duplicate can be sent) and links (a duplicate means the same) are padded to one
+    // SQLite (no such cache) takes runs of any length; it allows 32,766 variables a statement (14 a statement row, 4 a
+    // link row). Our own statements (new ids: no duplicate can be sent) and links (a duplicate means the same) are padded to one
     // statement a run, the repeated row a no-op on its key; a client's statements are not, so that a duplicate id
     // still fails the insert (see onceMoreIfRaced).
     const consecutive = await this.consecutiveAutoIncrement(writer);
     const seqs = new Map<StatementRow, number>();
     const pad = writer.mysql && own;
-    for (const chunk of pad ? paddedChunks(rows, 64) : powerOfTwoChunks(rows, 64)) {
+    for (const chunk of pad ? paddedChunks(rows, 64) : writer.mysql ? powerOfTwoChunks(rows, 64) : runsOf(rows, 64)) {
       const first = await writer.insert(
         `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`,
         chunk.flatMap((r) => r.values),
@@ -419,7 +419,7 @@ export class XapiStatementsService {
       const seq = seqs.get(r)!;
       for (const [kind, value] of r.links) links.push([r.appId, kind, value, seq]);
     }
-    for (const chunk of writer.mysql ? paddedChunks(links, 256) : powerOfTwoChunks(links, 256)) {
+    for (const chunk of writer.mysql ? paddedChunks(links, 256) : runsOf(links, 256)) {
       await writer.insert(`INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}${writer.mysql ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`, chunk.flat());
     }
   }

@@ -132,7 +132,12 @@ export function powerOfTwoChunks<T>(list: readonly T[], max = 1024): T[][] {
  * repeated row changes nothing; the others take powerOfTwoChunks (21 → 16, 4, 1).
  */
 export function paddedChunks<T>(list: readonly T[], max = 1024): T[][] {
+  return runsOf(list, max).map((run) => padToPowerOfTwo(run));
+}
+
+/** `list` in runs of `max`, the last one shorter (for SQLite, which caches no statement shapes). */
+export function runsOf<T>(list: readonly T[], max: number): T[][] {
   const out: T[][] = [];
-  for (let at = 0; at < list.length; at += max) out.push(padToPowerOfTwo(list.slice(at, at + max)));
+  for (let at = 0; at < list.length; at += max) out.push(list.slice(at, at + max));
   return out;
 }
