@@ -149,6 +149,9 @@ const commitContextSql = (n: number) => `SELECT s.id, s.app_id, s.registration_i
   LEFT JOIN registration_instance i ON i.app_id = s.app_id AND i.registration_id = s.registration_id AND i.instance = s.instance
   WHERE s.id ${n === 1 ? '= ?' : `IN (${new Array<string>(n).fill('?').join(', ')})`}`;
 
+/** Sessions whose parsed settings a node keeps (the oldest go first). */
+const SETTINGS_CACHE_SIZE = 10_000;
+
 /** Most commits' contexts read by one query (under load; alone when idle), and such reads under way at once. */
 const CONTEXT_BATCH = { maxBatch: 32, readers: 2 };
 
@@ -192,6 +195,8 @@ export class PlayerService {
   private readonly sessionTokens: VerifiedSessionTokens;
   /** Commit contexts by session id, read together under load. */
   private readonly contexts: GroupReader<CommitContextRow>;
+  /** The parsed settings of recent sessions, with the text they were parsed from (see parsedSettings). */
+  private readonly settingsByText = new Map<string, { raw: string | null; settings: PlayerSessionSettings | null }>();
 
   constructor(
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
@@ -846,7 +851,7 @@ export class PlayerService {
       // something a statement reports (most commits only move suspend data and location).
       const statements =
         body.final === true || reportedOf(node) !== reported
-          ? await this.launchStatements.forCommit({ ...where, activityId: s.activityId, standard: s.standard, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, reported: inst.xapiReported })
+          ? await this.launchStatements.forCommit({ ...where, activityId: s.activityId, standard: s.standard, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, reported: inst.xapiReported, state })
           : null;
       const applied = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: tree,
@@ -902,8 +907,21 @@ export class PlayerService {
       launchHistoryId: row.launch_history_id,
       expiresAt: date('expiresAt', row.expires_at)!,
       usedAt: date('usedAt', row.used_at),
-      settings: jsonColumn.from(row.settings) as PlayerSessionSettings | null,
+      settings: this.parsedSettings(row.id, row.settings),
     });
+  }
+
+  /**
+   * A session's settings, parsed once while their text stays the same (a session commits every few seconds with the
+   * same settings; an activity switch changes them). The object is shared: commits only read it.
+   */
+  private parsedSettings(sessionId: string, raw: string | null): PlayerSessionSettings | null {
+    const known = this.settingsByText.get(sessionId);
+    if (known && known.raw === raw) return known.settings;
+    const settings = jsonColumn.from(raw) as PlayerSessionSettings | null;
+    if (this.settingsByText.size >= SETTINGS_CACHE_SIZE) this.settingsByText.delete(this.settingsByText.keys().next().value!);
+    this.settingsByText.set(sessionId, { raw, settings });
+    return settings;
   }
 
   /** The course version a sequenced session runs (its definition is cached by content prefix; this reads the row). */

@@ -1,4 +1,6 @@
 import { validateStatement } from '../../../src/modules/xapi/lrs/statement-rules';
+import { randomUUID } from 'node:crypto';
+import { activityStateOf } from '../../../src/modules/player/scorm-runtime';
 import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED } from '../../../src/modules/xapi/launch-statements/scorm-profile';
 
 /**
@@ -37,18 +39,29 @@ describe('ADL xAPI SCORM profile statements', () => {
   };
 
   it('every statement of a launch and of a commit passes the LRS rules unchanged', () => {
-    const { statements } = commitStatements(context, cmi, NOTHING_REPORTED, new Date('2026-11-23T10:00:00Z'), 'key', true);
+    const { statements } = commitStatements(context, cmi, NOTHING_REPORTED, new Date('2026-11-23T10:00:00Z'), () => randomUUID(), true);
     const all = [...launchStatements(context, new Date('2026-11-23T09:59:00Z'), 'launch-key', false), ...statements];
     expect(all.map((s) => (s.verb as { id: string }).id.split('/').pop())).toEqual(['launched', 'initialized', 'completed', 'passed', 'responded', 'responded', 'suspended']);
     for (const s of all) expect(validateStatement(s)).toEqual(s);
   });
 
   it('a commit states only what changed since what was reported', () => {
-    const first = commitStatements(context, cmi, NOTHING_REPORTED, new Date(), 'k1', false);
-    const again = commitStatements(context, cmi, first.state, new Date(), 'k2', false);
+    const first = commitStatements(context, cmi, NOTHING_REPORTED, new Date(), () => randomUUID(), false);
+    const again = commitStatements(context, cmi, first.state, new Date(), () => randomUUID(), false);
     expect(again.statements).toEqual([]);
     expect(again.state).toEqual(first.state);
-    const rescored = commitStatements(context, { ...cmi, 'cmi.score.scaled': '0.9' }, first.state, new Date(), 'k3', false);
+    const rescored = commitStatements(context, { ...cmi, 'cmi.score.scaled': '0.9' }, first.state, new Date(), () => randomUUID(), false);
     expect(rescored.statements.map((s) => (s.verb as { id: string }).id.split('/').pop())).toEqual(['scored']);
+  });
+
+  it('given the activity state the player worked out from the same data model, states the same', () => {
+    const ids = () => {
+      let n = 0;
+      return () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+    };
+    const at = new Date('2026-11-23T10:00:00Z');
+    const alone = commitStatements(context, cmi, NOTHING_REPORTED, at, ids(), true, 0.7);
+    const known = activityStateOf('2004', cmi, { location: 'earlier', scoreRaw: '3' }, 0.7);
+    expect(commitStatements(context, cmi, NOTHING_REPORTED, at, ids(), true, 0.7, known)).toEqual(alone);
   });
 });

@@ -7,7 +7,7 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
 import { defineQueue, JobQueue } from '../../../platform/queue/job-queue';
 import { CourseVersionEntity } from '../../courses/entities/course-version.entity';
-import type { FlatCmi, ScormVersion } from '../../player/scorm-runtime';
+import type { ActivityState, FlatCmi, ScormVersion } from '../../player/scorm-runtime';
 import { RegistrationEntity } from '../../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../../registrations/entities/registration-instance.entity';
 import { XapiCredentialsService } from '../xapi-credentials.service';
@@ -122,7 +122,8 @@ export class LaunchStatements implements OnModuleInit {
    * The statements of an applied commit of an activity and the instance's new reported state, or null when it states
    * nothing. `reported`: the instance's xapi_reported as read with the commit (null: nothing reported yet); `subject`:
    * what the session knew at launch (sessions of an earlier version: none, read from the rows). The statements' ids
-   * are new: the commit's transaction stores them once.
+   * are random: the commit's transaction stores them once (a commit applies once), and ids derived from the commit
+   * could repeat after a progress reset restarts the sequence.
    */
   async forCommit(p: {
     appId: string;
@@ -136,6 +137,8 @@ export class LaunchStatements implements OnModuleInit {
     at: Date;
     subject?: StatementSubject;
     reported: string | null;
+    /** The commit's activity state, as the player worked it out from the same cmi and passing score. */
+    state?: Pick<ActivityState, 'completion' | 'success' | 'scoreScaled' | 'suspended'>;
   }): Promise<CommitStatements | null> {
     const context = p.subject
       ? { ...p.subject, publicUrl: this.config.publicUrl, activityId: p.activityId, instance: p.instance, standard: p.standard }
@@ -143,7 +146,7 @@ export class LaunchStatements implements OnModuleInit {
     if (!context) return null;
     const byActivity = parseReported(p.reported);
     const previous = byActivity[p.activityId] ?? NOTHING_REPORTED;
-    const { statements, state } = commitStatements(context, p.cmi, previous, p.at, `${randomUUID()}`, p.final, p.passing);
+    const { statements, state } = commitStatements(context, p.cmi, previous, p.at, () => randomUUID(), p.final, p.passing, p.state);
     if (statements.length === 0 && sameState(state, previous)) return null;
     byActivity[p.activityId] = state;
     return { statements: this.statements.prepareOwn(p.appId, statements as Array<Record<string, Json>>, this.authority(p.appId), new Date()), reported: JSON.stringify(byActivity) };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { activityStateOf, FlatCmi, parseDuration, ScormVersion } from '../../player/scorm-runtime';
+import { ActivityState, activityStateOf, FlatCmi, parseDuration, ScormVersion } from '../../player/scorm-runtime';
 import type { Json } from '../lrs/statement-keys';
 
 /**
@@ -123,11 +123,14 @@ export function commitStatements(
   cmi: FlatCmi,
   previous: ReportedState,
   at: Date,
-  key: string,
+  /** The id of each statement (by verb, and interaction index for `responded`). */
+  idOf: (verb: ScormVerb, suffix: string) => string,
   final: boolean,
   passing?: number,
+  /** The commit's activity state when the caller has it (activityStateOf of the same cmi and passing score). */
+  known?: Pick<ActivityState, 'completion' | 'success' | 'scoreScaled' | 'suspended'>,
 ): { statements: Json[]; state: ReportedState } {
-  const s = activityStateOf(c.standard, cmi, undefined, passing);
+  const s = known ?? activityStateOf(c.standard, cmi, undefined, passing);
   const v12 = c.standard === '1.2';
   const num = (k: string): number | undefined => {
     const raw = cmi[k];
@@ -145,7 +148,7 @@ export function commitStatements(
   const scoreKey = Object.keys(score).length > 0 ? JSON.stringify(score) : null;
   const out: Json[] = [];
   const add = (name: ScormVerb, result?: Record<string, Json>, extra: Record<string, Json> = {}, suffix = '') => {
-    out.push({ ...base(c, name, at, stableUuid(key, name, suffix)), ...(result ? { result } : {}), ...extra });
+    out.push({ ...base(c, name, at, idOf(name, suffix)), ...(result ? { result } : {}), ...extra });
   };
   const withScore = scoreKey !== null ? { score } : {};
   if (s.completion === 'COMPLETED' && previous.completion !== 'COMPLETED') add('completed', { completion: true, ...withScore });
