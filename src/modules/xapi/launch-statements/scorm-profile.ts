@@ -86,11 +86,14 @@ interface Interaction {
   description?: string;
 }
 
-function interactionsOf(cmi: FlatCmi): Interaction[] {
+/** The interactions of a commit from index `from` on (those before it were stated already). */
+function interactionsOf(cmi: FlatCmi, from: number): Interaction[] {
   const rows = new Map<number, Record<string, string>>();
   for (const key in cmi) {
-    // A cheap prefix test first: a commit has a hundred keys or more (suspend data, objectives, …).
-    if (!key.startsWith('cmi.interactions.')) continue;
+    // Cheap tests first: a commit has a hundred keys or more (suspend data, objectives, the journal re-sent).
+    if (!key.startsWith(INTERACTIONS)) continue;
+    const dot = key.indexOf('.', INTERACTIONS.length);
+    if (dot > INTERACTIONS.length && Number(key.slice(INTERACTIONS.length, dot)) < from) continue;
     const value = cmi[key];
     const m = /^cmi\.interactions\.(\d+)\.([a-z_]+)$/.exec(key);
     if (!m || typeof value !== 'string' || value === '') continue;
@@ -103,6 +106,8 @@ function interactionsOf(cmi: FlatCmi): Interaction[] {
     .sort(([a], [b]) => a - b)
     .map(([index, r]) => ({ index, id: r.id, type: r.type, response: r.student_response ?? r.learner_response, result: r.result, description: r.description }));
 }
+
+const INTERACTIONS = 'cmi.interactions.';
 
 const INTERACTION_TYPES: Record<string, string> = {
   'true-false': 'true-false',
@@ -157,8 +162,8 @@ export function commitStatements(
   } else if (scoreKey !== null && scoreKey !== previous.score) {
     add('scored', { score });
   }
-  const interactions = interactionsOf(cmi);
-  for (const i of interactions.filter((x) => x.index >= previous.interactions)) {
+  const interactions = interactionsOf(cmi, previous.interactions);
+  for (const i of interactions) {
     const type = INTERACTION_TYPES[(i.type ?? '').toLowerCase()] ?? 'other';
     const result: Record<string, Json> = { ...(i.response !== undefined ? { response: i.response } : {}) };
     if (i.result === 'correct') result.success = true;
