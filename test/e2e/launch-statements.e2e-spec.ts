@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { XapiStatementsService } from '../../src/modules/xapi/xapi-statements.service';
 import { JobQueue } from '../../src/platform/queue/job-queue';
 import { fixture, importCourse } from '../support/courses';
@@ -182,7 +183,11 @@ describe('statements from SCORM launches', () => {
   });
 
   it('commits of several registrations at once (written together) give the statements, in order, that each commit alone gives', async () => {
-    const reference = await commitStatementsOf('xs-alone');
+    // The reference: one learner's commits, each answered before the next is sent.
+    const alone = await register('xs-reference');
+    for (const [i, step] of steps.entries()) await alone(i + 1, step.cmi, step.final);
+    const reference = await commitStatementsOf('xs-reference');
+    expect(reference.map((x) => x.verb)).toEqual(stepVerbs);
     const ids = ['xs-many-1', 'xs-many-2', 'xs-many-3', 'xs-many-4'];
     const commits = await Promise.all(ids.map(register));
     await Promise.all(
@@ -206,7 +211,7 @@ describe('statements from SCORM launches', () => {
     let locked = true;
     const spy = jest.spyOn(statements, 'writeOwn').mockImplementation(async (writer, list) => {
       // The LRS tables are locked for a moment: the batch fails, and so would its item-by-item retry.
-      if (locked && list.some((x) => x.values.some((v) => typeof v === 'string' && v.includes('/verbs/terminated')))) {
+      if (locked && list.some((x) => x.valuesAt(new Date()).some((v: unknown) => typeof v === 'string' && v.includes('/verbs/terminated')))) {
         failures++;
         throw new Error('the LRS tables are locked for a moment');
       }
@@ -267,14 +272,34 @@ describe('statements from SCORM launches', () => {
     expect((await commitStatementsOf('xs-reset')).map((x) => x.verb)).toEqual(['completed', 'completed']);
   });
 
+  it('a session opened by an earlier version (its settings name no statement subject) states its commits, naming what the rows say', async () => {
+    const ds = s.app.get(DataSource);
+    const done = { 'cmi.core.lesson_status': 'completed' };
+    const reference = await register('xs-subject-new');
+    await reference(1, done);
+    const commit = await register('xs-subject-old');
+    const [row] = await ds.query<Array<{ id: string; settings: string }>>('SELECT id, settings FROM player_session WHERE registration_id = ?', ['xs-subject-old']);
+    const settings = JSON.parse(row.settings) as Record<string, unknown>;
+    expect(settings.statements).toBeDefined();
+    delete settings.statements;
+    await ds.query('UPDATE player_session SET settings = ? WHERE id = ?', [JSON.stringify(settings), row.id]);
+    await commit(1, done);
+    const named = async (id: string) => (await statementsOf(id)).filter((x) => /completed$/.test(x.verb.id)).map((x) => [x.objectActivity?.id.split('/').slice(-3), x.objectActivity?.definition?.name, x.actor.name]);
+    expect(await named('xs-subject-old')).toEqual(await named('xs-subject-new'));
+    expect(await named('xs-subject-old')).toHaveLength(1);
+  });
+
   it('a batch of commits queued by an earlier version (its statements were made by jobs) is taken off the queue, stating nothing', async () => {
     const jobs = s.app.get(JobQueue);
     const appId = s.firstStart.application.appId;
-    const item = { kind: 'commit', appId, registrationId: 'xs-alone', instance: 0, activityId: 'sco', standard: '1.2', at: Date.now(), key: '99', seq: 99, cmi: {} };
-    const before = (await commitStatementsOf('xs-alone')).length;
+    const commit = await register('xs-legacy');
+    await commit(1, steps[0].cmi);
+    const item = { kind: 'commit', appId, registrationId: 'xs-legacy', instance: 0, activityId: 'sco', standard: '1.2', at: Date.now(), key: '99', seq: 99, cmi: {} };
+    const before = (await commitStatementsOf('xs-legacy')).length;
+    expect(before).toBe(1);
     const id = await jobs.enqueue({ name: 'xapi-launch-statements-batch', check: () => [] }, { items: [item] }, { appId });
     const job = await waitFor(() => jobs.get(id), (j) => j?.status === 'completed');
     expect(job?.status).toBe('completed');
-    expect(await commitStatementsOf('xs-alone')).toHaveLength(before);
+    expect(await commitStatementsOf('xs-legacy')).toHaveLength(before);
   });
 });

@@ -356,8 +356,8 @@ export class XapiStatementsService {
     const voidedEarlier = new Set(
       clientIds.length > 0 ? (await selectWhereIdIn<{ voiding_target: string }>(m, 'voiding_target', 'ref_target', appId, clientIds)).filter((r) => r.voiding_target !== null).map((r) => r.voiding_target) : [],
     );
-    const rows = batch.map((p) => statementRow(appId, p, authority, stored, defaultVersion, credentialId, voidedEarlier.has(p.id)));
-    await this.writeRows(entityManagerWriter(m), rows);
+    const rows = batch.map((p) => statementRow(appId, p, authority, defaultVersion, credentialId, voidedEarlier.has(p.id)));
+    await this.writeRows(entityManagerWriter(m), rows, stored);
     const voidingTargets = batch.filter((p) => p.s.verb.id === VOIDED_VERB).map((p) => (p.s.object.id as string).toLowerCase());
     if (voidingTargets.length > 0) await m.update(XapiStatementEntity, { appId, id: In(voidingTargets) }, { voided: true });
   }
@@ -367,17 +367,20 @@ export class XapiStatementsService {
    * ids, nothing they void), prepared for writeOwn in the caller's transaction, so that they are stored if and only if
    * what they report is. Registration listeners are not told (they follow xAPI content's own statements).
    */
-  prepareOwn(appId: string, statements: Array<Record<string, Json>>, authority: Json, stored: Date): OwnStatements {
+  prepareOwn(appId: string, statements: Array<Record<string, Json>>, authority: Json): OwnStatements {
     return statements.map((s) => {
       const id = s.id as string;
       const canonical = canonicalContent(s, id);
-      return statementRow(appId, { s, id, canonical, hash: hashContent(canonical), clientId: false }, authority, stored, '1.0.0', null, false);
+      return statementRow(appId, { s, id, canonical, hash: hashContent(canonical), clientId: false }, authority, '1.0.0', null, false);
     });
   }
 
-  /** Stores prepared statements (prepareOwn, of any applications) with the writer's connection, in the order given. */
+  /**
+   * Stores prepared statements (prepareOwn, of any applications) with the writer's connection, in the order given,
+   * stored now (in the transaction, as a client's are: not when they were prepared, before it waited for a writer).
+   */
   async writeOwn(writer: StatementWriter, statements: OwnStatements): Promise<void> {
-    if (statements.length > 0) await this.writeRows(writer, statements, true);
+    if (statements.length > 0) await this.writeRows(writer, statements, new Date(), true);
   }
 
   /**
@@ -386,7 +389,7 @@ export class XapiStatementsService {
    * same for MySQL/MariaDB and SQLite): the query builder's per-parameter bookkeeping cost more CPU than everything
    * else of a request.
    */
-  private async writeRows(writer: StatementWriter, rows: StatementRow[], own = false): Promise<void> {
+  private async writeRows(writer: StatementWriter, rows: StatementRow[], stored: Date, own = false): Promise<void> {
     // Runs of power-of-two lengths (≤ 64 statements, ≤ 256 links): on MySQL each distinct length is a prepared
     // statement cached on every connection, with an object per parameter (padToPowerOfTwo in hot-statement.ts).
     // SQLite (no such cache) takes runs of any length; it allows 32,766 variables a statement (14 a statement row, 4 a
@@ -399,7 +402,7 @@ export class XapiStatementsService {
     for (const chunk of pad ? paddedChunks(rows, 64) : writer.mysql ? powerOfTwoChunks(rows, 64) : runsOf(rows, 64)) {
       const first = await writer.insert(
         `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`,
-        chunk.flatMap((r) => r.values),
+        chunk.flatMap((r) => r.valuesAt(stored)),
       );
       // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode),
       // the repeated last row of a padded one, a no-op, last.
@@ -456,11 +459,11 @@ interface PendingStatement {
   clientId: boolean;
 }
 
-/** A statement's xapi_statement values (STATEMENT_COLUMNS) and its link rows' kind and value, ready to insert. */
+/** A statement's xapi_statement values (STATEMENT_COLUMNS) once stored at a time, and its link rows' kind and value. */
 interface StatementRow {
   appId: string;
   id: string;
-  values: unknown[];
+  valuesAt(stored: Date): unknown[];
   links: Array<[kind: string, value: string]>;
 }
 
@@ -493,17 +496,13 @@ export function entityManagerWriter(m: EntityManager): StatementWriter {
 }
 
 /** A statement's row and links (the LRS sets stored, authority, version and a missing timestamp). */
-function statementRow(appId: string, p: PendingStatement, authority: Json, stored: Date, defaultVersion: string, credentialId: string | null, voidedEarlier: boolean): StatementRow {
+function statementRow(appId: string, p: PendingStatement, authority: Json, defaultVersion: string, credentialId: string | null, voidedEarlier: boolean): StatementRow {
   const { s, id, canonical, hash } = p;
-  const storedIso = stored.toISOString();
-  const storedDb = dbDatetime(storedIso);
   const timestamp = s.timestamp as string | undefined;
   const voidingTarget = s.verb.id === VOIDED_VERB ? (s.object.id as string).toLowerCase() : null;
   const activityId = objectActivityId(s);
-  const values = [
-    appId,
-    id,
-    storedJson(canonical, { authority, stored: storedIso, version: (s.version as string | undefined) ?? defaultVersion, ...(timestamp === undefined ? { timestamp: storedIso } : {}) }),
+  const version = (s.version as string | undefined) ?? defaultVersion;
+  const keys = [
     hash,
     indexKey(s.verb.id as string),
     agentKey(s.actor),
@@ -513,16 +512,21 @@ function statementRow(appId: string, p: PendingStatement, authority: Json, store
     voidingTarget,
     s.object.objectType === 'StatementRef' ? (s.object.id as string).toLowerCase() : null,
     credentialId,
-    timestamp === undefined ? storedDb : dbDatetime(new Date(timestamp).toISOString()),
-    storedDb,
   ];
+  const timestampDb = timestamp === undefined ? null : dbDatetime(new Date(timestamp).toISOString());
+  const valuesAt = (stored: Date): unknown[] => {
+    const storedIso = stored.toISOString();
+    const storedDb = dbDatetime(storedIso);
+    const json = storedJson(canonical, { authority, stored: storedIso, version, ...(timestamp === undefined ? { timestamp: storedIso } : {}) });
+    return [appId, id, json, ...keys, timestampDb ?? storedDb, storedDb];
+  };
   const links: Array<[string, string]> = [];
   const { agents, activities } = relatedKeys({ ...s, authority });
   for (const value of agents) links.push(['agent', value]);
   for (const value of activities) links.push(['activity', value]);
   const objectAgent = objectAgentKey(s);
   if (objectAgent !== null) links.push(['objagent', objectAgent]);
-  return { appId, id, values, links };
+  return { appId, id, valuesAt, links };
 }
 
 function groupBy<T>(list: T[], key: (x: T) => string): Map<string, T[]> {

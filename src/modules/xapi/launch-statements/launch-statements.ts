@@ -149,7 +149,7 @@ export class LaunchStatements implements OnModuleInit {
     const { statements, state } = commitStatements(context, p.cmi, previous, p.at, () => randomUUID(), p.final, p.passing, p.state);
     if (statements.length === 0 && sameState(state, previous)) return null;
     byActivity[p.activityId] = state;
-    return { statements: this.statements.prepareOwn(p.appId, statements as Array<Record<string, Json>>, this.authority(p.appId), new Date()), reported: JSON.stringify(byActivity) };
+    return { statements: this.statements.prepareOwn(p.appId, statements as Array<Record<string, Json>>, this.authority(p.appId)), reported: JSON.stringify(byActivity) };
   }
 
   /** A launch's statements (a job's, or the launch's own call); a commit queued by an earlier version states nothing. */
