@@ -86,7 +86,7 @@ export class LaunchStatements implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload));
+    this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload, true));
     this.jobs.register(LEGACY_COMMIT_BATCH_QUEUE, (payload) => Promise.resolve({ skipped: `${payload.items?.length ?? 0} commits queued by an earlier version` }));
   }
 
@@ -108,7 +108,7 @@ export class LaunchStatements implements OnModuleInit {
       ...(p.subject ? { subject: p.subject } : {}),
     };
     try {
-      await this.record(payload);
+      await this.record(payload, false);
     } catch (err) {
       this.logger.warn({ msg: 'launch statements not stored; queued', appId: p.appId, registrationId: p.registrationId, err: err instanceof Error ? err.message : String(err) });
       const jobId = stableUuid('launch-statements', p.appId, p.registrationId, p.instance, p.activityId, 'launch', p.sessionId);
@@ -140,9 +140,7 @@ export class LaunchStatements implements OnModuleInit {
     /** The commit's activity state, as the player worked it out from the same cmi and passing score. */
     state?: Pick<ActivityState, 'completion' | 'success' | 'scoreScaled' | 'suspended'>;
   }): Promise<CommitStatements | null> {
-    const context = p.subject
-      ? { ...p.subject, publicUrl: this.config.publicUrl, activityId: p.activityId, instance: p.instance, standard: p.standard }
-      : this.launchContext(await this.contextRows(p), p);
+    const context = await this.contextOf(p);
     if (!context) return null;
     const byActivity = parseReported(p.reported);
     const previous = byActivity[p.activityId] ?? NOTHING_REPORTED;
@@ -152,14 +150,31 @@ export class LaunchStatements implements OnModuleInit {
     return { statements: this.statements.prepareOwn(p.appId, statements as Array<Record<string, Json>>, this.authority(p.appId)), reported: JSON.stringify(byActivity) };
   }
 
-  /** A launch's statements (a job's, or the launch's own call); a commit queued by an earlier version states nothing. */
-  private async record(p: LaunchStatementsPayload): Promise<unknown> {
+  /**
+   * A launch's statements (the launch's own call, or a job's: `later`, when the registration may have gone since); a
+   * commit queued by an earlier version states nothing.
+   */
+  private async record(p: LaunchStatementsPayload, later: boolean): Promise<unknown> {
     if (p.kind === 'commit') return { skipped: 'a commit queued by an earlier version' };
-    const context = p.subject ? { ...p.subject, publicUrl: this.config.publicUrl, activityId: p.activityId, instance: p.instance, standard: p.standard } : this.launchContext(await this.contextRows(p), p);
+    const context = await this.contextOf(p, later);
     if (!context) return { skipped: 'registration or course gone' };
     const list = launchStatements(context, new Date(p.at), `${activityKey(p)}\nlaunch\n${p.key}`, p.resumed === true);
     await this.statements.storeStatements(p.appId, list, this.authority(p.appId));
     return { stored: list.length };
+  }
+
+  /**
+   * What the statements name: what the session knew at launch (`subject`), else (sessions of an earlier version) read
+   * from the rows; null when the registration, its instance or its course version is gone. `check`: with a subject,
+   * the registration must still be there.
+   */
+  private async contextOf(p: ActivityWhere & Pick<LaunchStatementsPayload, 'standard' | 'subject'>, check = false): Promise<LaunchContext | null> {
+    if (p.subject && !check) return this.subjectContext(p, p.subject);
+    return this.launchContext(await this.contextRows(p), p);
+  }
+
+  private subjectContext(p: ActivityWhere & Pick<LaunchStatementsPayload, 'standard'>, subject: StatementSubject): LaunchContext {
+    return { ...subject, publicUrl: this.config.publicUrl, activityId: p.activityId, instance: p.instance, standard: p.standard };
   }
 
   private authority(appId: string): Json {
@@ -178,7 +193,7 @@ export class LaunchStatements implements OnModuleInit {
 
   /** Null when the registration, its instance or its course version is gone. */
   private launchContext({ reg, inst, version }: ContextRows, p: ActivityWhere & Pick<LaunchStatementsPayload, 'standard' | 'subject'>): LaunchContext | null {
-    if (p.subject) return reg ? { ...p.subject, publicUrl: this.config.publicUrl, activityId: p.activityId, instance: p.instance, standard: p.standard } : null;
+    if (p.subject) return reg ? this.subjectContext(p, p.subject) : null;
     if (!reg || !inst || !version) return null;
     const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
     const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
