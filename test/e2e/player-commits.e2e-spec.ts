@@ -157,7 +157,7 @@ describe('runtime commits at once', () => {
         tree.children[0].runtime = { ...tree.children[0].runtime!, location: `stored-${i}` };
         const stale = i === 7;
         return store.store({ appId, registrationId: inst.registrationId, instance: 0 }, stale ? inst.commitSeq + 5 : inst.commitSeq, {
-          activityDetails: tree,
+          activityDetails: JSON.stringify(tree),
           completion: i % 3 === 0 ? 'COMPLETED' : 'INCOMPLETE',
           success: 'UNKNOWN',
           completionAmount: i % 3 === 0 ? 1 : 0.5,

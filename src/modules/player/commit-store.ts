@@ -7,12 +7,13 @@ import { LaunchHistoryEntity } from '../registrations/entities/launch-history.en
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { jsonColumn } from '../registrations/entities/json-column';
-import type { ActivityResult, Objective } from '../registrations/registration-types';
+import type { Objective } from '../registrations/registration-types';
 import { entityManagerWriter, hotStatementWriter, OwnStatements, XapiStatementsService } from '../xapi/xapi-statements.service';
 
 /** What one applied commit writes. */
 export interface StoredCommit {
-  activityDetails: ActivityResult;
+  /** The activity tree's JSON (ActivityResult): a string while the commit waits for its transaction, not an object graph. */
+  activityDetails: string;
   completion: string;
   success: string;
   completionAmount: number;
@@ -167,7 +168,8 @@ export class CommitStore {
           .createQueryBuilder()
           .update(RegistrationInstanceEntity)
           .set({
-            activityDetails: c.activityDetails,
+            // The tree is JSON already: past the column's transformer, which would encode it again.
+            activityDetails: () => ':tree',
             completion: c.completion,
             success: c.success,
             completionAmount: c.completionAmount,
@@ -185,6 +187,7 @@ export class CommitStore {
           })
           .where({ ...where, commitSeq: expectedSeq })
           .setParameter('at', dbDatetime(c.at ?? now))
+          .setParameter('tree', c.activityDetails)
           .execute();
         applied.push(Boolean(res.affected));
         if (!res.affected) continue;
@@ -219,7 +222,7 @@ function compareTargets(a: CommitTarget, b: CommitTarget): number {
 function commitValues(c: StoredCommit, now: Date): unknown[] {
   const at = c.at ?? now;
   return [
-    jsonColumn.to(c.activityDetails),
+    c.activityDetails,
     c.completion,
     c.success,
     c.completionAmount,

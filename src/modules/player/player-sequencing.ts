@@ -55,7 +55,7 @@ export function engineOf(def: SequencingDefinition, state: string | null | undef
   return SequencingEngine.create(def, prior ? { globalObjectives: prior } : {});
 }
 
-export const serializeEngine = (engine: SequencingEngine): string => JSON.stringify(engine.serialize());
+export const serializeEngine = (engine: SequencingEngine): string => engine.serializedText();
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 const num = (v: unknown): number | undefined => {
@@ -87,6 +87,7 @@ export function runtimeResultsOf(cmi: FlatCmi, attemptSeconds?: number): Runtime
   if (attemptSeconds !== undefined) r.attemptDurationSeconds = attemptSeconds;
   const rows = new Map<number, Record<string, string>>();
   for (const key in cmi) {
+    if (!key.startsWith('cmi.objectives.')) continue; // most keys are not (interactions, suspend data)
     const m = /^cmi\.objectives\.(\d+)\.(.+)$/.exec(key);
     const v = str(cmi[key]);
     if (!m || v === undefined || v === '') continue;

@@ -853,8 +853,13 @@ export class PlayerService {
         body.final === true || reportedOf(node) !== reported
           ? await this.launchStatements.forCommit({ ...where, activityId: s.activityId, standard: s.standard, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, reported: inst.xapiReported, state })
           : null;
+      // Everything the answer needs is worked out before the commit waits for its transaction, and the tree goes as its
+      // JSON: while 64 learners' commits wait, flat strings stay alive rather than object graphs (a young-generation GC
+      // copies all that is alive). The valid requests change only with the tracking state: most commits (location,
+      // suspend data) leave it as it was.
+      const answer = { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine) } : {}) };
       const applied = await this.commitStore.store(where, inst.commitSeq, {
-        activityDetails: tree,
+        activityDetails: jsonColumn.to(tree) as string,
         completion,
         success: tree.activitySuccess,
         completionAmount: completion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
@@ -873,9 +878,7 @@ export class PlayerService {
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
-      // The valid requests change only with the tracking state: most commits (location, suspend data) leave it as it was.
-      const navChanged = engine && seqState !== inst.sequencingState;
-      return { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine && navChanged ? { nav: navOf(engine) } : {}) };
+      return answer;
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }
@@ -973,7 +976,7 @@ export class PlayerService {
       const useTimestamp = values.get('UseStatementTimestampInRegistrationUpdates') !== 'false';
       const latest = await this.dataSource.getRepository(LaunchHistoryEntity).findOne({ where, order: { launchTime: 'DESC' }, select: { id: true, totalSeconds: true } });
       const stored = await this.commitStore.store(where, inst.commitSeq, {
-        activityDetails: tree,
+        activityDetails: jsonColumn.to(tree) as string,
         completion: tree.activityCompletion,
         success: tree.activitySuccess,
         completionAmount: tree.activityCompletion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),

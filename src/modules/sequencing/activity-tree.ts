@@ -55,9 +55,55 @@ export interface TrackingState {
   rng: number;
 }
 
+/** A copy of objectives by key (their values are flat). */
+export function cloneObjectives(objectives: Record<string, ObjectiveState>): Record<string, ObjectiveState> {
+  const out: Record<string, ObjectiveState> = {};
+  for (const k in objectives) out[k] = objectiveOf(objectives[k]);
+  return out;
+}
+
+/**
+ * A deep copy of a tracking state. Its shape is known (flat objectives, a list of children, primitives), so this is
+ * a few times cheaper than a JSON round trip: the valid requests try every choice on a copy, on every commit that
+ * changes the tracking.
+ */
+export function cloneTrackingState(state: TrackingState): TrackingState {
+  const activities: Record<string, ActivityState> = {};
+  for (const id in state.activities) {
+    const a = state.activities[id];
+    activities[id] = { ...a, objectives: cloneObjectives(a.objectives), availableChildren: a.availableChildren.slice() };
+  }
+  return {
+    ...state,
+    activities,
+    globalObjectives: cloneObjectives(state.globalObjectives),
+    ...(state.sharedData !== undefined ? { sharedData: { ...state.sharedData } } : {}),
+  };
+}
+
 export type Tri = boolean | undefined;
 
-const emptyObjective = (): ObjectiveState => ({ progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 });
+const emptyObjective = (): ObjectiveState => objectiveOf({ progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 });
+
+/**
+ * An objective's state with every field present (undefined when not known, which JSON leaves out): all objectives
+ * share one shape, so the engine's reads and writes of them stay fast.
+ */
+function objectiveOf(o: ObjectiveState): ObjectiveState {
+  return {
+    progressStatus: o.progressStatus,
+    satisfiedStatus: o.satisfiedStatus,
+    measureStatus: o.measureStatus,
+    normalizedMeasure: o.normalizedMeasure,
+    completionKnown: o.completionKnown,
+    completed: o.completed,
+    progressMeasureKnown: o.progressMeasureKnown,
+    progressMeasure: o.progressMeasure,
+    rawScore: o.rawScore,
+    minScore: o.minScore,
+    maxScore: o.maxScore,
+  };
+}
 
 export const objectiveKey = (o: ObjectiveDefinition): string => (o.primary && !o.id ? '#primary' : o.id);
 

@@ -5,7 +5,7 @@
  * set before it terminates, `validRequests()` for the navigation UI and `adl.nav.request_valid`, and stores
  * `serialize()` with the registration. OP.1 (Overall Sequencing Process) is `navigate()`.
  */
-import { ActivityTree, initialTrackingState, type ObjectiveState, type TrackingState } from './activity-tree';
+import { ActivityTree, cloneObjectives, cloneTrackingState, initialTrackingState, type ActivityState, type ObjectiveState, type TrackingState } from './activity-tree';
 import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition, type SharedDataMap } from './sequencing-definition';
 import { SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
@@ -112,7 +112,7 @@ export class SequencingEngine {
     const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
     const state = initialTrackingState(def, options.seed ?? 1);
     // objectivesGlobalToSystem: the learner's shared objectives from other courses (or earlier registrations).
-    if (options.globalObjectives) state.globalObjectives = clone(options.globalObjectives);
+    if (options.globalObjectives) state.globalObjectives = cloneObjectives(options.globalObjectives);
     const engine = new SequencingEngine(def, state);
     const p = new SequencingProcesses(engine.tree);
     for (const id of def.order) {
@@ -126,14 +126,22 @@ export class SequencingEngine {
   static restore(data: ManifestSequencingData | SequencingDefinition, saved: SerializedSequencingState | string): SequencingEngine {
     const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
     const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
-    const fresh = initialTrackingState(def, 1);
     // Activities the stored state does not know (a changed course) start fresh; ones no longer in the course are dropped.
-    const activities = Object.fromEntries(def.order.map((id) => [id, parsed.state.activities[id] ?? fresh.activities[id]]));
-    return new SequencingEngine(def, { ...parsed.state, activities });
+    // The copy gives every objective the engine's one shape (JSON leaves unknown fields out).
+    const state = cloneTrackingState(parsed.state);
+    let fresh: TrackingState | undefined;
+    const activities: Record<string, ActivityState> = {};
+    for (const id of def.order) activities[id] = state.activities[id] ?? (fresh ??= initialTrackingState(def, 1)).activities[id];
+    return new SequencingEngine(def, { ...state, activities });
   }
 
   serialize(): SerializedSequencingState {
-    return { version: 1, state: JSON.parse(JSON.stringify(this.tree.state)) as TrackingState };
+    return { version: 1, state: cloneTrackingState(this.tree.state) };
+  }
+
+  /** `serialize()` as the JSON text that is stored (and that `restore()` takes). */
+  serializedText(): string {
+    return JSON.stringify({ version: 1, state: this.tree.state });
   }
 
   get currentActivity(): string | undefined {
@@ -149,13 +157,14 @@ export class SequencingEngine {
     if (!req) return { error: { code: 'NB.2.1-13', message: `"${typeof request === 'string' ? request : request.type}" is not a navigation request` } };
     if (req.type === 'choice' || req.type === 'jump') {
       // A choice the learner cannot make must not end the current attempt first: try it on a copy of the state.
-      const trial = new SequencingEngine(this.definition, clone(this.tree.state)).run(req);
+      const trial = new SequencingEngine(this.definition, cloneTrackingState(this.tree.state)).run(req, true);
       if (trial.error) return trial;
     }
     return this.run(req);
   }
 
-  private run(req: NavigationRequest): NavigationResult {
+  /** OP.1; a `trial` only finds out what would be delivered (it stops before DB.2, which only sets up the delivery and cannot fail). */
+  private run(req: NavigationRequest, trial = false): NavigationResult {
     const p = new SequencingProcesses(this.tree);
     try {
       const nav = p.navigationRequest(req); // NB.2.1
@@ -173,7 +182,7 @@ export class SequencingEngine {
       }
       if (!outcome.deliver) return {};
       p.deliveryRequest(outcome.deliver); // DB.1.1
-      p.contentDeliveryEnvironment(outcome.deliver); // DB.2
+      if (!trial) p.contentDeliveryEnvironment(outcome.deliver); // DB.2
       return { deliver: outcome.deliver };
     } catch (e) {
       if (e instanceof SequencingException) return { error: { code: e.code, message: e.message } };
@@ -296,7 +305,7 @@ export class SequencingEngine {
 
   /** Global (shared) objectives, by target objective id. */
   globalObjectives(): Record<string, ObjectiveState> {
-    return JSON.parse(JSON.stringify(this.tree.state.globalObjectives)) as Record<string, ObjectiveState>;
+    return cloneObjectives(this.tree.state.globalObjectives);
   }
 
   /**
@@ -345,16 +354,14 @@ export class SequencingEngine {
       }
     };
     // What would happen, on a copy of the state (termination included, as navigate() would do it); each trial gets
-    // its own copy, parsed from one serialisation.
-    const snapshot = JSON.stringify(t.state);
-    const copy = () => JSON.parse(snapshot) as TrackingState;
-    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, copy()).run(req).deliver !== undefined;
+    // its own copy, taken now (the booleans below are read later, after nothing has changed the state).
+    const snapshot = cloneTrackingState(t.state);
+    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, cloneTrackingState(snapshot)).run(req, true).deliver !== undefined;
     const cur = t.state.currentActivity;
     const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
     if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
-    // The navigation request checks run when read (the player's commit reads four of the nine), once each.
-    const checks: Record<Exclude<keyof ValidRequests, 'choice' | 'jump'>, () => boolean> = {
+    return new LazyValidRequests(choice, jump, {
       start: () => navOk({ type: 'start' }),
       resumeAll: () => navOk({ type: 'resumeAll' }),
       continue: () => navOk({ type: 'continue' }),
@@ -364,13 +371,7 @@ export class SequencingEngine {
       suspendAll: () => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
       abandon: () => navOk({ type: 'abandon' }),
       abandonAll: () => navOk({ type: 'abandonAll' }),
-    };
-    const valid = { choice, jump } as ValidRequests;
-    for (const [name, check] of Object.entries(checks)) {
-      let value: boolean | undefined;
-      Object.defineProperty(valid, name, { enumerable: true, get: () => (value ??= check()) });
-    }
-    return valid;
+    });
   }
 
   /**
@@ -386,6 +387,53 @@ export class SequencingEngine {
   }
 }
 
-function clone<T>(x: T): T {
-  return JSON.parse(JSON.stringify(x)) as T;
+type RequestCheck = Exclude<keyof ValidRequests, 'choice' | 'jump'>;
+
+/**
+ * Valid requests whose navigation request checks run when read (the player's commit reads four of the nine), once
+ * each; JSON has them all.
+ */
+class LazyValidRequests implements ValidRequests {
+  private readonly known: Partial<Record<RequestCheck, boolean>> = {};
+
+  constructor(
+    readonly choice: string[],
+    readonly jump: string[],
+    private readonly checks: Record<RequestCheck, () => boolean>,
+  ) {}
+
+  private read(name: RequestCheck): boolean {
+    return (this.known[name] ??= this.checks[name]());
+  }
+  get start(): boolean {
+    return this.read('start');
+  }
+  get resumeAll(): boolean {
+    return this.read('resumeAll');
+  }
+  get continue(): boolean {
+    return this.read('continue');
+  }
+  get previous(): boolean {
+    return this.read('previous');
+  }
+  get exit(): boolean {
+    return this.read('exit');
+  }
+  get exitAll(): boolean {
+    return this.read('exitAll');
+  }
+  get suspendAll(): boolean {
+    return this.read('suspendAll');
+  }
+  get abandon(): boolean {
+    return this.read('abandon');
+  }
+  get abandonAll(): boolean {
+    return this.read('abandonAll');
+  }
+  toJSON(): ValidRequests {
+    const { start, resumeAll, exit, exitAll, suspendAll, abandon, abandonAll, choice, jump } = this;
+    return { start, resumeAll, continue: this.continue, previous: this.previous, exit, exitAll, suspendAll, abandon, abandonAll, choice, jump };
+  }
 }

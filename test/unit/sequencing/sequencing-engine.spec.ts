@@ -2,6 +2,7 @@
  * The sequencing engine rule family by rule family, on small hand-written manifests (parsed by the course parser):
  * each test asserts the learner's path (the activities delivered one after the other) and the rolled-up statuses.
  */
+import { cloneTrackingState, type TrackingState } from '../../../src/modules/sequencing/activity-tree';
 import { SequencingEngine } from '../../../src/modules/sequencing/sequencing-engine';
 import { cluster, engineFromOrg, leaf, manifestXml, engineFromXml, sequencing, step } from './sequencing-fixtures';
 
@@ -433,5 +434,54 @@ describe('adl.data shared data buckets (adlcp:data, 4th edition)', () => {
     // A store longer than adl.data.n.store allows (64000 characters) is not kept.
     again.writeSharedData('a', { notes: 'x'.repeat(64001) });
     expect(again.sharedDataOf('a').stores.notes).toBe('from a');
+  });
+});
+
+describe('engine state: copies, serialisation, valid requests', () => {
+  const course = (): Promise<SequencingEngine> =>
+    engineFromOrg(cluster('m1', leaf('a', sequencing('<imsss:objectives><imsss:primaryObjective objectiveID="pa"><imsss:mapInfo targetObjectiveID="g1" writeSatisfiedStatus="true"/></imsss:primaryObjective></imsss:objectives>')) + leaf('b'), flow) + leaf('c') + flow);
+
+  it('a copy of the tracking state is deep: changing it leaves the original as it was', async () => {
+    const e = await course();
+    step(e, 'start');
+    e.reportRuntime('a', { ...passed, scoreScaled: 0.8 });
+    const state = (e.serialize() as { state: TrackingState }).state;
+    const copy = cloneTrackingState(state);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(state));
+    copy.activities.a.objectives['pa'].satisfiedStatus = false;
+    copy.activities.a.availableChildren.push('x');
+    copy.globalObjectives.g1.progressStatus = false;
+    copy.activities.m1.availableChildren.pop();
+    expect(state.activities.a.objectives['pa'].satisfiedStatus).toBe(true);
+    expect(state.globalObjectives.g1.progressStatus).toBe(true);
+    expect(state.activities.m1.availableChildren).toEqual(['a', 'b']);
+  });
+
+  it('the stored text is the serialised state, and an engine restored from it continues the same way', async () => {
+    const e = await course();
+    step(e, 'start');
+    e.reportRuntime('a', passed);
+    const text = e.serializedText();
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(e.serialize())));
+    const again = SequencingEngine.restore(e.definition, text);
+    expect(again.serializedText()).toBe(text);
+    expect(JSON.stringify(again.validRequests())).toBe(JSON.stringify(e.validRequests()));
+    expect(step(again, 'continue')).toBe('b');
+    expect(step(e, 'continue')).toBe('b');
+    expect(again.serializedText()).toBe(e.serializedText());
+  });
+
+  it('valid requests: JSON has all of them, and working them out changes nothing (the trials run on copies)', async () => {
+    const e = await course();
+    step(e, 'start');
+    const before = e.serializedText();
+    const valid = JSON.parse(JSON.stringify(e.validRequests())) as Record<string, unknown>;
+    expect(Object.keys(valid).sort()).toEqual(['abandon', 'abandonAll', 'choice', 'continue', 'exit', 'exitAll', 'jump', 'previous', 'resumeAll', 'start', 'suspendAll']);
+    expect(valid).toMatchObject({ start: false, continue: true, previous: false, exitAll: true, suspendAll: true, choice: ['m1', 'a', 'b', 'c'] });
+    expect(e.serializedText()).toBe(before);
+    // A choice that would deliver is tried, not made: the current activity stays a.
+    expect(e.navRequestValid('choice.{target=c}')).toBe('true');
+    expect(e.currentActivity).toBe('a');
+    expect(e.serializedText()).toBe(before);
   });
 });
