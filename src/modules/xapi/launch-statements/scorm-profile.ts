@@ -52,23 +52,25 @@ export function scoIri(c: LaunchContext): string {
   return `${courseIri(c)}/sco/${encodeURIComponent(c.activityId)}`;
 }
 
-function verb(name: ScormVerb): { id: string; display: Record<string, string> } {
-  return { id: `${ADL}${name}`, display: { 'en-US': name } };
+function verb(name: ScormVerb): { display: Record<string, string>; id: string } {
+  return { display: { 'en-US': name }, id: `${ADL}${name}` };
 }
 
+// The objects of a statement are built with their keys in order: the LRS's canonical JSON (its content hash and
+// stored form) then has nothing to sort.
 function base(c: LaunchContext, name: ScormVerb, at: Date, id: string): Record<string, Json> {
-  const course = { id: courseIri(c), objectType: 'Activity', definition: { name: { und: c.courseTitle }, type: 'http://adlnet.gov/expapi/activities/course' } };
+  const course = { definition: { name: { und: c.courseTitle }, type: 'http://adlnet.gov/expapi/activities/course' }, id: courseIri(c), objectType: 'Activity' };
   return {
-    id,
-    actor: { objectType: 'Agent', ...(c.learner.name ? { name: c.learner.name } : {}), account: { homePage: c.publicUrl, name: c.learner.id } },
-    verb: verb(name),
-    object: { id: scoIri(c), objectType: 'Activity', definition: { name: { und: c.activityTitle }, type: 'http://adlnet.gov/expapi/activities/lesson' } },
+    actor: { account: { homePage: c.publicUrl, name: c.learner.id }, ...(c.learner.name ? { name: c.learner.name } : {}), objectType: 'Agent' },
     context: {
-      registration: c.registration,
-      contextActivities: { parent: [course], grouping: [course], category: [{ id: SCORM_PROFILE, objectType: 'Activity' }] },
+      contextActivities: { category: [{ id: SCORM_PROFILE, objectType: 'Activity' }], grouping: [course], parent: [course] },
       extensions: { 'https://w3id.org/xapi/scorm/extensions/instance': c.instance },
+      registration: c.registration,
     },
+    id,
+    object: { definition: { name: { und: c.activityTitle }, type: 'http://adlnet.gov/expapi/activities/lesson' }, id: scoIri(c), objectType: 'Activity' },
     timestamp: at.toISOString(),
+    verb: verb(name),
   };
 }
 
@@ -158,7 +160,7 @@ export function commitStatements(
   const withScore = scoreKey !== null ? { score } : {};
   if (s.completion === 'COMPLETED' && previous.completion !== 'COMPLETED') add('completed', { completion: true, ...withScore });
   if ((s.success === 'PASSED' || s.success === 'FAILED') && s.success !== previous.success) {
-    add(s.success === 'PASSED' ? 'passed' : 'failed', { success: s.success === 'PASSED', completion: s.completion === 'COMPLETED', ...withScore });
+    add(s.success === 'PASSED' ? 'passed' : 'failed', { completion: s.completion === 'COMPLETED', ...withScore, success: s.success === 'PASSED' });
   } else if (scoreKey !== null && scoreKey !== previous.score) {
     add('scored', { score });
   }
@@ -173,9 +175,9 @@ export function commitStatements(
       Object.keys(result).length > 0 ? result : undefined,
       {
         object: {
+          definition: { ...(i.description ? { description: { und: i.description } } : {}), interactionType: type, type: 'http://adlnet.gov/expapi/activities/cmi.interaction' },
           id: `${scoIri(c)}/interactions/${encodeURIComponent(i.id)}`,
           objectType: 'Activity',
-          definition: { type: 'http://adlnet.gov/expapi/activities/cmi.interaction', interactionType: type, ...(i.description ? { description: { und: i.description } } : {}) },
         },
       },
       String(i.index),

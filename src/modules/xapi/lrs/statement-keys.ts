@@ -80,17 +80,68 @@ export function relatedKeys(statement: Json): { agents: Set<string>; activities:
   return { agents, activities };
 }
 
-/** JSON with object keys sorted, so two equal statements give the same text. One pass, no intermediate arrays. */
+/**
+ * JSON with object keys sorted (code unit order), so two equal statements give the same text: JSON.stringify of the
+ * value with its objects' keys put in order (objects already in order, as our own statements are built, are not
+ * copied), or, for data JavaScript cannot order so, written out key by key.
+ */
 export function canonicalJson(value: Json): string {
+  const ordered = inKeyOrder(value);
+  return ordered === UNORDERABLE ? canonicalJsonByKeys(value) : JSON.stringify(ordered);
+}
+
+/** What inKeyOrder answers for data JSON.stringify would not write in key order (see there). */
+const UNORDERABLE = Symbol('unorderable');
+
+/**
+ * The value with every object's keys in code unit order: the same object where they are already, a copy where not.
+ * UNORDERABLE when an object has a key that starts with a digit (JavaScript keeps array-index keys first, in
+ * numeric order, whatever order they are put in) or an undefined value (JSON.stringify leaves it out).
+ */
+function inKeyOrder(value: Json): Json | typeof UNORDERABLE {
+  if (value === null || typeof value !== 'object') return value === undefined ? UNORDERABLE : value;
+  if (Array.isArray(value)) {
+    let copy: Json[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = inKeyOrder(value[i]);
+      if (v === UNORDERABLE) return UNORDERABLE;
+      if (v !== value[i]) (copy ??= value.slice())[i] = v;
+    }
+    return copy ?? value;
+  }
+  const keys = Object.keys(value);
+  let sorted = true;
+  let changed = false;
+  const values: Json[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const c = k.charCodeAt(0);
+    if (c >= 48 && c <= 57) return UNORDERABLE;
+    if (i > 0 && keys[i - 1] > k) sorted = false;
+    const v = inKeyOrder(value[k]);
+    if (v === UNORDERABLE) return UNORDERABLE;
+    if (v !== value[k]) changed = true;
+    values[i] = v;
+  }
+  if (sorted && !changed) return value;
+  const order = sorted ? keys.map((_, i) => i) : keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+  // Without a prototype, a "__proto__" key (JSON.parse makes it an own property) stays a key.
+  const out = Object.create(null) as Record<string, Json>;
+  for (const i of order) out[keys[i]] = values[i];
+  return out;
+}
+
+/** canonicalJson written out key by key (for what inKeyOrder cannot order). */
+function canonicalJsonByKeys(value: Json): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += i === 0 ? canonicalJson(value[i]) : `,${canonicalJson(value[i])}`;
+    for (let i = 0; i < value.length; i++) out += i === 0 ? canonicalJsonByKeys(value[i]) : `,${canonicalJsonByKeys(value[i])}`;
     return `${out}]`;
   }
   const keys = Object.keys(value).sort();
   let out = '{';
-  for (let i = 0; i < keys.length; i++) out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]])}`;
+  for (let i = 0; i < keys.length; i++) out += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${canonicalJsonByKeys(value[keys[i]])}`;
   return `${out}}`;
 }
 
@@ -103,15 +154,10 @@ const LRS_SET = new Set(['stored', 'authority', 'version']);
  * has none (the LRS assigns it).
  */
 export function canonicalContent(statement: Json, id: string): string {
-  const keys = Object.keys(statement).filter((k) => k !== 'id' && !LRS_SET.has(k));
-  keys.push('id');
-  keys.sort();
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    out += `${i === 0 ? '' : ','}${JSON.stringify(k)}:${k === 'id' ? JSON.stringify(id) : canonicalJson(statement[k])}`;
-  }
-  return `${out}}`;
+  const content = Object.create(null) as Record<string, Json>;
+  content.id = id;
+  for (const k of Object.keys(statement)) if (k !== 'id' && !LRS_SET.has(k)) content[k] = statement[k];
+  return canonicalJson(content);
 }
 
 export function hashContent(canonical: string): string {
