@@ -98,7 +98,7 @@ const UNORDERABLE = Symbol('unorderable');
  * UNORDERABLE when an object has a key that starts with a digit (JavaScript keeps array-index keys first, in
  * numeric order, whatever order they are put in) or an undefined value (JSON.stringify leaves it out).
  */
-function inKeyOrder(value: Json): Json | typeof UNORDERABLE {
+function inKeyOrder(value: Json): unknown {
   if (value === null || typeof value !== 'object') return value === undefined ? UNORDERABLE : value;
   if (Array.isArray(value)) {
     let copy: Json[] | undefined;
