@@ -7,7 +7,7 @@
  */
 import type { KeyRing } from '../../platform/crypto/keyring';
 import { parseCsv, parseIni } from '../courses/packages/aicc-parser';
-import type { FlatCmi } from './scorm-runtime';
+import { type FlatCmi, MAX_COLLECTION_INDEX } from './scorm-runtime';
 
 /** Where the HACP endpoint lives (under PUBLIC_URL). */
 export const HACP_PATH = '/player/hacp';
@@ -156,7 +156,7 @@ export function putParamToCmi(aiccData: string): { cmi: FlatCmi; objectives: Arr
   const objectives: Array<Record<string, string>> = [];
   for (const [key, value] of Object.entries(ini.sections['objectives_status'] ?? {})) {
     const m = /^(j_id|j_score|j_status)\.(\d+)$/.exec(key);
-    if (m && Number(m[2]) >= 1) (objectives[Number(m[2]) - 1] ??= {})[m[1]] = value;
+    if (m && Number(m[2]) >= 1 && Number(m[2]) <= MAX_COLLECTION_INDEX) (objectives[Number(m[2]) - 1] ??= {})[m[1]] = value;
   }
   return { cmi: out, objectives: objectives.filter((o) => o) };
 }

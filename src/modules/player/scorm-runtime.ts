@@ -69,21 +69,32 @@ export interface ActivityState {
   suspended: boolean;
 }
 
+/**
+ * Indices of a collection past this are not the SCO's records (SCORM asks for 250 interactions and 100 objectives at
+ * least; journaling SCOs write thousands): a hostile commit's `cmi.interactions.99999999.id` would make an array
+ * of that length.
+ */
+export const MAX_COLLECTION_INDEX = 100_000;
+
 /** Indexed collections (`cmi.interactions.0.id` …) as an array of flat records. */
 function collection(cmi: FlatCmi, prefix: string): Array<Record<string, string | string[]>> {
   const rows: Array<Record<string, string | string[]>> = [];
   const head = `${prefix}.`;
+  const from = head.length;
   for (const key in cmi) {
     // A cheap prefix test first: a commit has a hundred keys or more, most of other collections.
     if (!key.startsWith(head)) continue;
+    // The index: the digits up to the next dot (no regex, no slice), then a field name after it.
+    let index = 0;
+    let at = from;
+    for (let c = key.charCodeAt(at); c >= 48 && c <= 57; c = key.charCodeAt(++at)) index = index * 10 + (c - 48);
+    if (at === from || at >= key.length - 1 || key.charCodeAt(at) !== 46 || index >= MAX_COLLECTION_INDEX) continue;
     const value = cmi[key];
-    const dot = key.indexOf('.', head.length);
-    const index = dot > head.length ? key.slice(head.length, dot) : '';
-    if (!/^\d+$/.test(index) || dot === key.length - 1 || value === undefined || value === null || value === '') continue;
+    if (value === undefined || value === null || value === '') continue;
     const text = str(value);
     if (text === undefined) continue;
-    const row = (rows[Number(index)] ??= {});
-    row[key.slice(dot + 1)] = text;
+    const row = (rows[index] ??= {});
+    row[key.slice(at + 1)] = text;
   }
   return rows.filter((r) => r !== undefined);
 }

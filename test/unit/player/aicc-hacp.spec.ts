@@ -94,6 +94,13 @@ describe('HACP aicc_data', () => {
     expect(putParamToCmi('[Core]\r\nLesson_Status=maybe\r\n')).toEqual({ problem: expect.stringMatching(/Lesson_Status "maybe"/) });
   });
 
+  it('ignores an objective row number far past any AU\'s (no array of that length)', () => {
+    const started = Date.now();
+    const put = putParamToCmi('[Core]\r\nLesson_Status=I\r\n[Objectives_Status]\r\nJ_ID.1=o1\r\nJ_ID.99999999=far\r\n');
+    expect(put).toMatchObject({ objectives: [{ j_id: 'o1' }] });
+    expect(Date.now() - started).toBeLessThan(200);
+  });
+
   it('reads interaction tables (comma or tab) as a journal and keeps objective indexes by id', () => {
     const csv = parseHacpTable('"interaction_id","type_interaction","result","student_response"\r\n"q1","C","C","b"\r\n');
     const tab = parseHacpTable('interaction_id\ttype_interaction\tresult\r\nq2\tnumeric\tW\r\n');
