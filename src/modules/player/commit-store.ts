@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
-import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo } from '../../platform/database/hot-statement';
+import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, sqlOf } from '../../platform/database/hot-statement';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
@@ -136,7 +136,7 @@ export class CommitStore {
         // would insert with (course_version 0) are never used.
         const keys = padToPowerOfTwo(order.map(({ p }) => p.where));
         const locked = await execute<Array<{ app_id: string; registration_id: string; instance: number | string; commit_seq: number | string }>>(
-          `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance FORCE INDEX (PRIMARY) WHERE ${keys.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`,
+          sqlOf(`lock instances ${keys.length}`, () => `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance FORCE INDEX (PRIMARY) WHERE ${keys.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`),
           keys.flatMap((w) => [w.appId, w.registrationId, w.instance]),
         );
         const seqOf = new Map(locked.map((r) => [`${r.app_id}\n${r.registration_id}\n${Number(r.instance)}`, Number(r.commit_seq)]));
@@ -144,7 +144,9 @@ export class CommitStore {
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
         // One statement, padded (a repeated row writes the same values again): every round trip of a transaction waits
         // for the event loop to come round, a few milliseconds under load.
-        for (const chunk of paddedChunks(rows, MAX_BATCH)) await execute(`${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`, chunk.flatMap((p) => upsertValues(p, now)));
+        for (const chunk of paddedChunks(rows, MAX_BATCH)) {
+          await execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now)));
+        }
       }
       const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
       if (done.length > 0) {
@@ -255,7 +257,7 @@ async function touchRegistrations(execute: HotExecute, done: PendingCommit[], no
     keys.push([where.appId, where.registrationId]);
   }
   const padded = padToPowerOfTwo(keys);
-  await execute(`UPDATE registration FORCE INDEX (PRIMARY) SET updated_at = ? WHERE ${padded.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`, [now, ...padded.flat()]);
+  await execute(sqlOf(`touch registrations ${padded.length}`, () => `UPDATE registration FORCE INDEX (PRIMARY) SET updated_at = ? WHERE ${padded.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`), [now, ...padded.flat()]);
 }
 
 /** The launch history rows of the applied commits' sessions: one statement, a CASE per column over the launch ids. */
@@ -263,19 +265,19 @@ async function updateLaunches(execute: HotExecute, done: PendingCommit[], now: D
   const withLaunch = done.filter((p) => p.c.launchHistoryId);
   if (withLaunch.length === 0) return;
   const launches = padToPowerOfTwo(withLaunch);
-  const column = (name: string, value: (c: StoredCommit) => unknown, expr = '?'): { sql: string; values: unknown[] } => ({
-    sql: `${name} = CASE id ${launches.map(() => `WHEN ? THEN ${expr}`).join(' ')} ELSE ${name} END`,
-    values: launches.flatMap((p) => [p.c.launchHistoryId, value(p.c)]),
-  });
-  const set = [
-    column('completion', (c) => c.completion),
-    column('success', (c) => c.success),
-    column('score_scaled', (c) => c.scoreScaled),
-    column('total_seconds', (c) => c.launchSeconds),
-    column('exit_time', (c) => (c.final ? now : null), 'COALESCE(?, exit_time)'),
+  const columns: Array<[name: string, value: (c: StoredCommit) => unknown, expr?: string]> = [
+    ['completion', (c) => c.completion],
+    ['success', (c) => c.success],
+    ['score_scaled', (c) => c.scoreScaled],
+    ['total_seconds', (c) => c.launchSeconds],
+    ['exit_time', (c) => (c.final ? now : null), 'COALESCE(?, exit_time)'],
   ];
-  await execute(
-    `UPDATE launch_history FORCE INDEX (PRIMARY) SET last_runtime_update = ?, ${set.map((s) => s.sql).join(', ')} WHERE ${launches.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`,
-    [now, ...set.flatMap((s) => s.values), ...launches.flatMap((p) => [p.where.appId, p.c.launchHistoryId])],
-  );
+  const sql = sqlOf(`update launches ${launches.length}`, () => {
+    const set = columns.map(([name, , expr = '?']) => `${name} = CASE id ${launches.map(() => `WHEN ? THEN ${expr}`).join(' ')} ELSE ${name} END`);
+    return `UPDATE launch_history FORCE INDEX (PRIMARY) SET last_runtime_update = ?, ${set.join(', ')} WHERE ${launches.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`;
+  });
+  const values: unknown[] = [now];
+  for (const [, value] of columns) for (const p of launches) values.push(p.c.launchHistoryId, value(p.c));
+  for (const p of launches) values.push(p.where.appId, p.c.launchHistoryId);
+  await execute(sql, values);
 }

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { GroupReader } from '../../platform/database/group-read';
-import { padToPowerOfTwo, runHotStatement } from '../../platform/database/hot-statement';
+import { padToPowerOfTwo, runHotStatement, sqlOf } from '../../platform/database/hot-statement';
 import { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
@@ -218,7 +218,7 @@ export class PlayerService {
     this.contexts = new GroupReader<CommitContextRow>(async (ids) => {
       // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
       const keys = padToPowerOfTwo(ids);
-      const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, commitContextSql(keys.length), keys);
+      const rows = await runHotStatement<CommitContextRow[]>(this.dataSource, sqlOf(`commit contexts ${keys.length}`, () => commitContextSql(keys.length)), keys);
       return new Map(rows.map((r) => [r.id, r]));
     }, CONTEXT_BATCH);
   }

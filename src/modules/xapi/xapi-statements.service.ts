@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
-import { HotExecute, paddedChunks, powerOfTwoChunks, runsOf } from '../../platform/database/hot-statement';
+import { HotExecute, paddedChunks, powerOfTwoChunks, runsOf, sqlOf } from '../../platform/database/hot-statement';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
@@ -401,7 +401,7 @@ export class XapiStatementsService {
     const pad = writer.mysql && own;
     for (const chunk of pad ? paddedChunks(rows, 64) : writer.mysql ? powerOfTwoChunks(rows, 64) : runsOf(rows, 64)) {
       const first = await writer.insert(
-        `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`,
+        sqlOf(`statements ${chunk.length} ${pad}`, () => `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`),
         chunk.flatMap((r) => r.valuesAt(stored)),
       );
       // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode),
@@ -423,7 +423,8 @@ export class XapiStatementsService {
       for (const [kind, value] of r.links) links.push([r.appId, kind, value, seq]);
     }
     for (const chunk of writer.mysql ? paddedChunks(links, 256) : runsOf(links, 256)) {
-      await writer.insert(`INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}${writer.mysql ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`, chunk.flat());
+      const sql = sqlOf(`links ${chunk.length} ${writer.mysql}`, () => `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}${writer.mysql ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`);
+      await writer.insert(sql, chunk.flat());
     }
   }
 

@@ -141,3 +141,20 @@ export function runsOf<T>(list: readonly T[], max: number): T[][] {
   for (let at = 0; at < list.length; at += max) out.push(list.slice(at, at + max));
   return out;
 }
+
+/** SQL texts of hot statements by their shape (a few dozen: lengths are powers of two or bounded). */
+const sqlTexts = new Map<string, string>();
+
+/**
+ * The SQL text of a hot statement of shape `key`, built once: batches of the same length reuse the same string (no
+ * rebuilding of kilobytes of placeholders a batch), whose hash V8 keeps, so mysql2's prepared statement cache finds
+ * it without hashing it again.
+ */
+export function sqlOf(key: string, build: () => string): string {
+  let sql = sqlTexts.get(key);
+  if (sql === undefined) {
+    sql = build();
+    sqlTexts.set(key, sql);
+  }
+  return sql;
+}
