@@ -91,17 +91,20 @@ interface Interaction {
 /** The interactions of a commit from index `from` on (those before it were stated already). */
 function interactionsOf(cmi: FlatCmi, from: number): Interaction[] {
   const rows = new Map<number, Record<string, string>>();
+  const head = INTERACTIONS.length;
   for (const key in cmi) {
     // Cheap tests first: a commit has a hundred keys or more (suspend data, objectives, the journal re-sent).
     if (!key.startsWith(INTERACTIONS)) continue;
-    const dot = key.indexOf('.', INTERACTIONS.length);
-    if (dot > INTERACTIONS.length && Number(key.slice(INTERACTIONS.length, dot)) < from) continue;
+    let index = 0;
+    let at = head;
+    for (let c = key.charCodeAt(at); c >= 48 && c <= 57; c = key.charCodeAt(++at)) index = index * 10 + (c - 48);
+    if (at === head || index < from || key.charCodeAt(at) !== 46) continue;
     const value = cmi[key];
-    const m = /^cmi\.interactions\.(\d+)\.([a-z_]+)$/.exec(key);
-    if (!m || typeof value !== 'string' || value === '') continue;
-    const row = rows.get(Number(m[1])) ?? {};
-    row[m[2]] = value;
-    rows.set(Number(m[1]), row);
+    const field = key.slice(at + 1);
+    if (!/^[a-z_]+$/.test(field) || typeof value !== 'string' || value === '') continue;
+    const row = rows.get(index) ?? {};
+    row[field] = value;
+    rows.set(index, row);
   }
   return [...rows.entries()]
     .filter(([, r]) => r.id)
