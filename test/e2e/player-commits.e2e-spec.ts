@@ -1,5 +1,7 @@
 import { DataSource } from 'typeorm';
 import { CommitStore } from '../../src/modules/player/commit-store';
+import { inHotTransaction } from '../../src/platform/database/hot-statement';
+import { isProductionStack } from '../support/test-stack';
 import { LaunchHistoryEntity } from '../../src/modules/registrations/entities/launch-history.entity';
 import { RegistrationInstanceEntity } from '../../src/modules/registrations/entities/registration-instance.entity';
 import { importCourse } from '../support/courses';
@@ -194,4 +196,46 @@ describe('runtime commits at once', () => {
       expect(Boolean(history.exitTime)).toBe(i === 5);
     }
   }, 60_000);
+
+  // MySQL: a hot transaction sends statements without waiting for the ones before; whatever fails, none of them stays.
+  (isProductionStack() ? it : it.skip)('a hot transaction that fails leaves nothing, whichever of its statements failed, and gives its connection back in autocommit', async () => {
+    const ds = s.app.get(DataSource);
+    await launch('hot-tx');
+    const appId = s.firstStart.application.appId;
+    const updatedAt = async () => (await ds.query<Array<{ u: Date }>>('SELECT updated_at AS u FROM registration WHERE app_id = ? AND id = ?', [appId, 'hot-tx']))[0].u.getTime();
+    const before = await updatedAt();
+    // Every pooled connection back in autocommit (a write through any of them is seen by the others at once).
+    const expectAutocommit = async () => {
+      const modes = await Promise.all(Array.from({ length: 12 }, () => ds.query<Array<{ a: number | string }>>('SELECT @@autocommit AS a, SLEEP(0.05) AS s')));
+      expect(modes.map((rows) => Number(rows[0].a))).toEqual(new Array(12).fill(1));
+    };
+    const touch = 'UPDATE registration SET updated_at = ? WHERE app_id = ? AND id = ?';
+    // One that commits: seen at once by the other connections.
+    const committed = new Date(before + 3_600_000);
+    await inHotTransaction(ds, async (execute) => {
+      await execute(touch, [committed, appId, 'hot-tx']);
+    });
+    expect(await updatedAt()).toBe(committed.getTime());
+    await expectAutocommit();
+    const later = new Date(before + 7_200_000);
+    // A statement that succeeded, then one that fails (sent at once, the second awaited).
+    await expect(
+      inHotTransaction(ds, async (execute) => {
+        const first = execute(touch, [later, appId, 'hot-tx']);
+        await execute('INSERT INTO no_such_table (x) VALUES (?)', [1]);
+        await first;
+      }),
+    ).rejects.toThrow(/no_such_table/);
+    // One that fails, then one that succeeds after it (both sent before either answered).
+    await expect(
+      inHotTransaction(ds, async (execute) => {
+        const failing = execute('INSERT INTO no_such_table (x) VALUES (?)', [1]);
+        failing.catch(() => undefined);
+        const second = execute(touch, [later, appId, 'hot-tx']);
+        await Promise.all([failing, second]);
+      }),
+    ).rejects.toThrow(/no_such_table/);
+    expect(await updatedAt()).toBe(committed.getTime());
+    await expectAutocommit();
+  });
 });

@@ -128,8 +128,17 @@ export class CommitStore {
     const now = new Date();
     return inHotTransaction(this.dataSource, async (execute) => {
       const applied = new Array<boolean>(items.length).fill(false);
+      // Statements whose answers nothing below needs go without waiting for the ones before (inHotTransaction runs
+      // them in order, and rolls them all back if one fails): each wait is a turn of a busy event loop. Their answers
+      // are awaited together at the end.
+      const sent: Array<Promise<unknown>> = [];
+      const send = (statement: Promise<unknown>): void => {
+        statement.catch(() => undefined);
+        sent.push(statement);
+      };
       if (order.length <= ROW_BY_ROW) {
-        for (const { p, i } of order) applied[i] = ((await execute(INSTANCE_SQL, instanceValues(p, now))).affectedRows ?? 0) > 0;
+        const results = await Promise.all(order.map(({ p }) => execute(INSTANCE_SQL, instanceValues(p, now))));
+        order.forEach(({ i }, k) => (applied[i] = (results[k].affectedRows ?? 0) > 0));
       } else {
         // Lock the instances and read where each stands; those still at their expected commit_seq are written by one
         // multi-row upsert. It only ever updates: the rows exist and stay locked until COMMIT, so the values it
@@ -142,19 +151,20 @@ export class CommitStore {
         const seqOf = new Map(locked.map((r) => [`${r.app_id}\n${r.registration_id}\n${Number(r.instance)}`, Number(r.commit_seq)]));
         for (const { p, i } of order) applied[i] = seqOf.get(`${p.where.appId}\n${p.where.registrationId}\n${p.where.instance}`) === p.expectedSeq;
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
-        // One statement, padded (a repeated row writes the same values again): every round trip of a transaction waits
-        // for the event loop to come round, a few milliseconds under load.
+        // One statement, padded (a repeated row writes the same values again).
         for (const chunk of paddedChunks(rows, MAX_BATCH)) {
-          await execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now)));
+          send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now))));
         }
       }
       const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
       if (done.length > 0) {
-        // In the order the commits came (order is by key): a learner's statements in the order of their commits.
+        send(touchRegistrations(execute, done, now));
+        send(updateLaunches(execute, done, now));
+        // In the order the commits came (order is by key): a learner's statements in the order of their commits. Their
+        // links need the statements' seqs: this waits for the insert of the statements, then sends the links.
         await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
-        await touchRegistrations(execute, done, now);
-        await updateLaunches(execute, done, now);
       }
+      await Promise.all(sent);
       return applied;
     });
   }
