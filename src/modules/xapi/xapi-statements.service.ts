@@ -397,8 +397,9 @@ export class XapiStatementsService {
     // statement a run, the repeated row a no-op on its key; a client's statements are not, so that a duplicate id
     // still fails the insert (see onceMoreIfRaced).
     const consecutive = await this.consecutiveAutoIncrement(writer);
-    const seqs = new Map<StatementRow, number>();
     const pad = writer.mysql && own;
+    if (pad && consecutive && writer.pipelined) return this.writeOwnPipelined(writer, rows, stored);
+    const seqs = new Map<StatementRow, number>();
     for (const chunk of pad ? paddedChunks(rows, 64) : writer.mysql ? powerOfTwoChunks(rows, 64) : runsOf(rows, 64)) {
       const first = await writer.insert(
         sqlOf(`statements ${chunk.length} ${pad}`, () => `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`),
@@ -426,6 +427,32 @@ export class XapiStatementsService {
       const sql = sqlOf(`links ${chunk.length} ${writer.mysql}`, () => `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${placeholders(chunk.length, 4)}${writer.mysql ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`);
       await writer.insert(sql, chunk.flat());
     }
+  }
+
+  /**
+   * Our own statements in a hot transaction (autocommit off, so a failure anywhere rolls back everything sent), with
+   * consecutive seqs: each padded insert of statements is followed at once by the inserts of their links, whose seqs
+   * the server works out from LAST_INSERT_ID() (the insert's first seq; the link table has no auto-increment of its
+   * own). Nothing waits for the statements' answer: one wait of the event loop instead of two.
+   */
+  private async writeOwnPipelined(writer: StatementWriter, rows: StatementRow[], stored: Date): Promise<void> {
+    const sent: Array<Promise<unknown>> = [];
+    const send = (insert: Promise<unknown>): void => {
+      insert.catch(() => undefined);
+      sent.push(insert);
+    };
+    for (const chunk of paddedChunks(rows, 64)) {
+      send(writer.insert(sqlOf(`statements ${chunk.length} true`, () => `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)} ON DUPLICATE KEY UPDATE seq = seq`), chunk.flatMap((r) => r.valuesAt(stored))));
+      const links: unknown[][] = [];
+      [...new Set(chunk)].forEach((r, j) => {
+        for (const [kind, value] of r.links) links.push([r.appId, kind, value, j]);
+      });
+      for (const part of paddedChunks(links, 256)) {
+        const row = '(?, ?, ?, LAST_INSERT_ID() + ?)';
+        send(writer.insert(sqlOf(`links after ${part.length}`, () => `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${new Array<string>(part.length).fill(row).join(', ')} ON DUPLICATE KEY UPDATE seq = seq`), part.flat()));
+      }
+    }
+    await Promise.all(sent);
   }
 
   /**
@@ -474,6 +501,8 @@ export type OwnStatements = StatementRow[];
 /** Where the LRS's inserts run: a TypeORM transaction's connection, or a hot transaction's (see hotStatementWriter). */
 export interface StatementWriter {
   readonly mysql: boolean;
+  /** Statements may be sent without waiting for the ones before: a hot transaction's, autocommit off (inHotTransaction). */
+  readonly pipelined: boolean;
   /** Runs an INSERT; its first auto-increment id on MySQL/MariaDB, else null. */
   insert(sql: string, values: unknown[]): Promise<number | null>;
   query<T>(sql: string, values: unknown[]): Promise<T[]>;
@@ -483,6 +512,7 @@ export interface StatementWriter {
 export function hotStatementWriter(execute: HotExecute): StatementWriter {
   return {
     mysql: true,
+    pipelined: true,
     insert: async (sql, values) => {
       const res = await execute<{ insertId?: number }>(sql, values);
       return typeof res.insertId === 'number' && res.insertId > 0 ? res.insertId : null;
@@ -493,7 +523,7 @@ export function hotStatementWriter(execute: HotExecute): StatementWriter {
 
 /** The writer of a TypeORM transaction (its entity manager). */
 export function entityManagerWriter(m: EntityManager): StatementWriter {
-  return { mysql: m.connection.options.type === 'mysql', insert: (sql, values) => insertRows(m, sql, values), query: <T>(sql: string, values: unknown[]) => m.query<T[]>(sql, values) };
+  return { mysql: m.connection.options.type === 'mysql', pipelined: false, insert: (sql, values) => insertRows(m, sql, values), query: <T>(sql: string, values: unknown[]) => m.query<T[]>(sql, values) };
 }
 
 /** A statement's row and links (the LRS sets stored, authority, version and a missing timestamp). */
