@@ -76,6 +76,18 @@ export interface ActivityState {
  */
 export const MAX_COLLECTION_INDEX = 100_000;
 
+/**
+ * The index of a collection element's key, read from position `from` (after `cmi.interactions.`): digits, a dot and
+ * a field name after it (the field starts after the first dot from `from`); -1 for anything else (no index, no
+ * field, letters in the index). No regex and no slice: a commit has a hundred keys or more.
+ */
+export function collectionIndex(key: string, from: number): number {
+  let index = 0;
+  let at = from;
+  for (let c = key.charCodeAt(at); c >= 48 && c <= 57; c = key.charCodeAt(++at)) index = index * 10 + (c - 48);
+  return at === from || at >= key.length - 1 || key.charCodeAt(at) !== 46 ? -1 : index;
+}
+
 /** Indexed collections (`cmi.interactions.0.id` …) as an array of flat records. */
 function collection(cmi: FlatCmi, prefix: string): Array<Record<string, string | string[]>> {
   const rows: Array<Record<string, string | string[]>> = [];
@@ -84,17 +96,14 @@ function collection(cmi: FlatCmi, prefix: string): Array<Record<string, string |
   for (const key in cmi) {
     // A cheap prefix test first: a commit has a hundred keys or more, most of other collections.
     if (!key.startsWith(head)) continue;
-    // The index: the digits up to the next dot (no regex, no slice), then a field name after it.
-    let index = 0;
-    let at = from;
-    for (let c = key.charCodeAt(at); c >= 48 && c <= 57; c = key.charCodeAt(++at)) index = index * 10 + (c - 48);
-    if (at === from || at >= key.length - 1 || key.charCodeAt(at) !== 46 || index >= MAX_COLLECTION_INDEX) continue;
+    const index = collectionIndex(key, from);
+    if (index < 0 || index >= MAX_COLLECTION_INDEX) continue;
     const value = cmi[key];
     if (value === undefined || value === null || value === '') continue;
     const text = str(value);
     if (text === undefined) continue;
     const row = (rows[index] ??= {});
-    row[key.slice(at + 1)] = text;
+    row[key.slice(key.indexOf('.', from) + 1)] = text;
   }
   return rows.filter((r) => r !== undefined);
 }

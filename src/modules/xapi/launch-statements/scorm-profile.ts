@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ActivityState, activityStateOf, FlatCmi, parseDuration, ScormVersion } from '../../player/scorm-runtime';
+import { ActivityState, activityStateOf, collectionIndex, FlatCmi, parseDuration, ScormVersion } from '../../player/scorm-runtime';
 import type { Json } from '../lrs/statement-keys';
 
 /**
@@ -95,12 +95,10 @@ function interactionsOf(cmi: FlatCmi, from: number): Interaction[] {
   for (const key in cmi) {
     // Cheap tests first: a commit has a hundred keys or more (suspend data, objectives, the journal re-sent).
     if (!key.startsWith(INTERACTIONS)) continue;
-    let index = 0;
-    let at = head;
-    for (let c = key.charCodeAt(at); c >= 48 && c <= 57; c = key.charCodeAt(++at)) index = index * 10 + (c - 48);
-    if (at === head || index < from || key.charCodeAt(at) !== 46) continue;
+    const index = collectionIndex(key, head);
+    if (index < 0 || index < from) continue;
     const value = cmi[key];
-    const field = key.slice(at + 1);
+    const field = key.slice(key.indexOf('.', head) + 1);
     if (!/^[a-z_]+$/.test(field) || typeof value !== 'string' || value === '') continue;
     const row = rows.get(index) ?? {};
     row[field] = value;
