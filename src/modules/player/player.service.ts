@@ -853,10 +853,10 @@ export class PlayerService {
         body.final === true || reportedOf(node) !== reported
           ? await this.launchStatements.forCommit({ ...where, activityId: s.activityId, standard: s.standard, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, reported: inst.xapiReported, state })
           : null;
-      // Everything the answer needs is worked out before the commit waits for its transaction, and the tree goes as its
-      // JSON: while 64 learners' commits wait, flat strings stay alive rather than object graphs (a young-generation GC
-      // copies all that is alive). The valid requests change only with the tracking state: most commits (location,
-      // suspend data) leave it as it was.
+      // Everything the answer needs is worked out before the commit waits for its transaction, and the tree goes to the
+      // store as its JSON, so that only strings wait with it, not the commit's objects (measured: GC time unchanged under
+      // the benchmark's load). The valid requests change only with the tracking state: most commits (location, suspend
+      // data) leave it as it was.
       const answer = { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine) } : {}) };
       const applied = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: jsonColumn.to(tree) as string,
