@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
-import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, sqlOf } from '../../platform/database/hot-statement';
+import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, pipeline, sqlOf } from '../../platform/database/hot-statement';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
@@ -131,11 +131,7 @@ export class CommitStore {
       // Statements whose answers nothing below needs go without waiting for the ones before (inHotTransaction runs
       // them in order, and rolls them all back if one fails): each wait is a turn of a busy event loop. Their answers
       // are awaited together at the end.
-      const sent: Array<Promise<unknown>> = [];
-      const send = (statement: Promise<unknown>): void => {
-        statement.catch(() => undefined);
-        sent.push(statement);
-      };
+      const sent = pipeline();
       if (order.length <= ROW_BY_ROW) {
         const results = await Promise.all(order.map(({ p }) => execute(INSTANCE_SQL, instanceValues(p, now))));
         order.forEach(({ i }, k) => (applied[i] = (results[k].affectedRows ?? 0) > 0));
@@ -153,18 +149,18 @@ export class CommitStore {
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
         // One statement, padded (a repeated row writes the same values again).
         for (const chunk of paddedChunks(rows, MAX_BATCH)) {
-          send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now))));
+          sent.send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now))));
         }
       }
       const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
       if (done.length > 0) {
-        send(touchRegistrations(execute, done, now));
-        send(updateLaunches(execute, done, now));
+        sent.send(touchRegistrations(execute, done, now));
+        sent.send(updateLaunches(execute, done, now));
         // In the order the commits came (order is by key): a learner's statements in the order of their commits. Their
         // links need the statements' seqs: this waits for the insert of the statements, then sends the links.
         await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
       }
-      await Promise.all(sent);
+      await sent.all();
       return applied;
     });
   }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { PageTokens } from '../../platform/http/page-tokens';
-import { HotExecute, paddedChunks, powerOfTwoChunks, runsOf, sqlOf } from '../../platform/database/hot-statement';
+import { HotExecute, paddedChunks, pipeline, powerOfTwoChunks, runsOf, sqlOf } from '../../platform/database/hot-statement';
 import { XapiAttachmentEntity } from './entities/xapi-document.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { AttachmentContent, attachmentsOf } from './lrs/attachments';
@@ -402,7 +402,7 @@ export class XapiStatementsService {
     const seqs = new Map<StatementRow, number>();
     for (const chunk of pad ? paddedChunks(rows, 64) : writer.mysql ? powerOfTwoChunks(rows, 64) : runsOf(rows, 64)) {
       const first = await writer.insert(
-        sqlOf(`statements ${chunk.length} ${pad}`, () => `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)}${pad ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`),
+        statementsSql(chunk.length, pad),
         chunk.flatMap((r) => r.valuesAt(stored)),
       );
       // One multi-row INSERT takes consecutive seqs from the first one (MySQL/MariaDB with a "consecutive" lock mode),
@@ -436,23 +436,19 @@ export class XapiStatementsService {
    * own). Nothing waits for the statements' answer: one wait of the event loop instead of two.
    */
   private async writeOwnPipelined(writer: StatementWriter, rows: StatementRow[], stored: Date): Promise<void> {
-    const sent: Array<Promise<unknown>> = [];
-    const send = (insert: Promise<unknown>): void => {
-      insert.catch(() => undefined);
-      sent.push(insert);
-    };
+    const sent = pipeline();
     for (const chunk of paddedChunks(rows, 64)) {
-      send(writer.insert(sqlOf(`statements ${chunk.length} true`, () => `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(chunk.length, STATEMENT_COLUMNS.length)} ON DUPLICATE KEY UPDATE seq = seq`), chunk.flatMap((r) => r.valuesAt(stored))));
+      sent.send(writer.insert(statementsSql(chunk.length, true), chunk.flatMap((r) => r.valuesAt(stored))));
       const links: unknown[][] = [];
       [...new Set(chunk)].forEach((r, j) => {
         for (const [kind, value] of r.links) links.push([r.appId, kind, value, j]);
       });
       for (const part of paddedChunks(links, 256)) {
         const row = '(?, ?, ?, LAST_INSERT_ID() + ?)';
-        send(writer.insert(sqlOf(`links after ${part.length}`, () => `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${new Array<string>(part.length).fill(row).join(', ')} ON DUPLICATE KEY UPDATE seq = seq`), part.flat()));
+        sent.send(writer.insert(sqlOf(`links after ${part.length}`, () => `INSERT INTO xapi_statement_link (app_id, kind, value, seq) VALUES ${new Array<string>(part.length).fill(row).join(', ')} ON DUPLICATE KEY UPDATE seq = seq`), part.flat()));
       }
     }
-    await Promise.all(sent);
+    await sent.all();
   }
 
   /**
@@ -572,6 +568,10 @@ function groupBy<T>(list: T[], key: (x: T) => string): Map<string, T[]> {
 }
 
 const STATEMENT_COLUMNS = ['app_id', 'id', 'statement', 'content_hash', 'verb_id', 'agent', 'activity_id', 'registration', 'voided', 'voiding_target', 'ref_target', 'credential_id', 'timestamp', 'stored'];
+
+/** The INSERT of `rows` statements; `own`: padded, the repeated row a no-op on its key (see writeRows). */
+const statementsSql = (rows: number, own: boolean): string =>
+  sqlOf(`statements ${rows} ${own}`, () => `INSERT INTO xapi_statement (${STATEMENT_COLUMNS.join(', ')}) VALUES ${placeholders(rows, STATEMENT_COLUMNS.length)}${own ? ' ON DUPLICATE KEY UPDATE seq = seq' : ''}`);
 
 /** `(?, ?), (?, ?)` for `rows` rows of `columns` values. */
 function placeholders(rows: number, columns: number): string {

@@ -82,6 +82,21 @@ export async function inHotTransaction<T>(dataSource: DataSource, work: (execute
   }
 }
 
+/**
+ * Statements of a hot transaction sent without waiting for each other (inHotTransaction runs them in order and rolls
+ * them all back if one fails): `send` each as it is made, then `all()` waits for their answers (the first failure).
+ */
+export function pipeline(): { send(statement: Promise<unknown>): void; all(): Promise<unknown[]> } {
+  const sent: Array<Promise<unknown>> = [];
+  return {
+    send: (statement) => {
+      statement.catch(() => undefined); // awaited by all(); a failure before that is not unhandled
+      sent.push(statement);
+    },
+    all: () => Promise.all(sent),
+  };
+}
+
 /** A MySQL deadlock or lock wait timeout: the transaction was rolled back and may simply be tried again. */
 export function isLockConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
