@@ -7,8 +7,8 @@ export function countQueries(app: INestApplication): { readonly count: number; s
   const original = driver.createQueryRunner.bind(driver);
   // Hot statements and transactions (platform/database/hot-statement.ts) run as prepared statements on a connection
   // of the MySQL pool (pool.execute takes one too): count those (TypeORM's own runners never prepare, and their
-  // queries are counted below; a hot transaction's START TRANSACTION and COMMIT are not counted).
-  type Conn = { execute: (...args: unknown[]) => unknown };
+  // queries are counted below; a hot transaction's SET autocommit and COMMIT are not counted).
+  type Conn = { execute: (...args: unknown[]) => unknown; addCommand?: (command: { pipelinedStatements?: number }) => unknown };
   type Pool = { getConnection: (cb: (err: unknown, conn: Conn) => void) => void };
   const pool = (driver as unknown as { pool?: Pool }).pool;
   const getConnection = pool?.getConnection;
@@ -24,6 +24,14 @@ export function countQueries(app: INestApplication): { readonly count: number; s
             if (counting) counter.count++;
             return own(...args);
           };
+          // Statements a hot transaction pipelines go to the connection as one command (platform/database/mysql-pipeline.ts).
+          const addCommand = conn.addCommand?.bind(conn);
+          if (addCommand) {
+            conn.addCommand = (command) => {
+              if (counting && typeof command.pipelinedStatements === 'number') counter.count += command.pipelinedStatements;
+              return addCommand(command);
+            };
+          }
         }
         cb(err, conn);
       });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
-import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, pipeline, sqlOf } from '../../platform/database/hot-statement';
+import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, pipeline, powerOfTwoChunks, sqlOf } from '../../platform/database/hot-statement';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
@@ -67,14 +67,34 @@ const ROW_BY_ROW = 2;
 const UPSERT_SQL_HEAD = `INSERT INTO registration_instance (app_id, registration_id, instance, course_version, created_at, activity_details, completion, success,
     completion_amount, score_scaled, total_seconds, first_access_at, last_access_at, completed_at, suspended_activity_id, commit_seq, updated_at,
     sequencing_state, global_objectives, xapi_reported) VALUES`;
-const UPSERT_ROW = '(?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE activity_details = VALUES(activity_details), completion = VALUES(completion), success = VALUES(success),
-    completion_amount = VALUES(completion_amount), score_scaled = VALUES(score_scaled), total_seconds = VALUES(total_seconds),
-    first_access_at = COALESCE(first_access_at, VALUES(first_access_at)), last_access_at = VALUES(last_access_at),
-    completed_at = COALESCE(completed_at, VALUES(completed_at)),
-    suspended_activity_id = VALUES(suspended_activity_id), commit_seq = VALUES(commit_seq), updated_at = VALUES(updated_at),
-    sequencing_state = COALESCE(VALUES(sequencing_state), sequencing_state), global_objectives = COALESCE(VALUES(global_objectives), global_objectives),
-    xapi_reported = COALESCE(VALUES(xapi_reported), xapi_reported)`;
+const UPSERT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** What the upsert sets on the row of an instance (commit_seq last: see GUARDED_UPSERT_TAIL). */
+const UPSERT_SET: Array<[column: string, value: string]> = [
+  ['activity_details', 'VALUES(activity_details)'],
+  ['completion', 'VALUES(completion)'],
+  ['success', 'VALUES(success)'],
+  ['completion_amount', 'VALUES(completion_amount)'],
+  ['score_scaled', 'VALUES(score_scaled)'],
+  ['total_seconds', 'VALUES(total_seconds)'],
+  ['first_access_at', 'COALESCE(first_access_at, VALUES(first_access_at))'],
+  ['last_access_at', 'VALUES(last_access_at)'],
+  ['completed_at', 'COALESCE(completed_at, VALUES(completed_at))'],
+  ['suspended_activity_id', 'VALUES(suspended_activity_id)'],
+  ['updated_at', 'VALUES(updated_at)'],
+  ['sequencing_state', 'COALESCE(VALUES(sequencing_state), sequencing_state)'],
+  ['global_objectives', 'COALESCE(VALUES(global_objectives), global_objectives)'],
+  ['xapi_reported', 'COALESCE(VALUES(xapi_reported), xapi_reported)'],
+  ['commit_seq', 'VALUES(commit_seq)'],
+];
+
+const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE ${UPSERT_SET.map(([column, value]) => `${column} = ${value}`).join(', ')}`;
+
+/**
+ * UPSERT_SQL_TAIL, each column written only if the instance is still at the commit_seq the row expects (carried as its
+ * course_version): a row at another commit_seq is left as it is. commit_seq is set last (MySQL assigns left to right;
+ * with MariaDB's SIMULTANEOUS_ASSIGNMENT every guard reads the old value anyway).
+ */
+const GUARDED_UPSERT_TAIL = `ON DUPLICATE KEY UPDATE ${UPSERT_SET.map(([column, value]) => `${column} = IF(commit_seq = VALUES(course_version), ${value}, ${column})`).join(', ')}`;
 
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
 const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
@@ -85,9 +105,11 @@ const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replac
  * order) and its launch's history row, in one transaction.
  *
  * Commits of many learners arriving together share a transaction (GroupCommitter); a commit's answer waits for its
- * transaction's COMMIT. MySQL: one prepared UPDATE per instance, then one UPDATE for all their registrations and one
- * for all their launches, two transactions at once. SQLite: TypeORM's statements, one transaction at a time (one
- * writer; one fsync a batch).
+ * transaction's COMMIT. MySQL: two transactions at once, each of two round trips (its statements pipelined, then
+ * COMMIT): guarded upserts of the instances, one UPDATE of all their registrations, one of all their launches, the
+ * inserts of their statements and links; if an instance was not at its expected commit_seq, rolled back and done
+ * again with the instances locked and read first. SQLite: TypeORM's statements, one transaction at a time (one writer;
+ * one fsync a batch).
  */
 @Injectable()
 export class CommitStore {
@@ -122,10 +144,46 @@ export class CommitStore {
     return this.group.write({ where, expectedSeq, c });
   }
 
-  /** One transaction: each instance guarded by its commit_seq, then the registrations and launches of those applied. Instances in key order (lock order). */
-  private writeMysql(items: PendingCommit[]): Promise<boolean[]> {
+  /**
+   * MySQL: first optimistically, every commit's instance still at its expected commit_seq (all but always: a retried
+   * or raced commit is rare), then, if one was not, with the instances locked and read first.
+   */
+  private async writeMysql(items: PendingCommit[]): Promise<boolean[]> {
     const order = items.map((p, i) => ({ p, i })).sort((a, b) => compareTargets(a.p.where, b.p.where));
     const now = new Date();
+    try {
+      return await this.writeMysqlOptimistic(items, order, now);
+    } catch {
+      // One was not at its expected commit_seq (or the instance is gone): nothing was written. The same again, reading
+      // where each instance stands first; an error that was not about that comes again from there.
+    }
+    return this.writeMysqlLocked(items, order, now);
+  }
+
+  /**
+   * One transaction, every statement on the wire at once (inHotTransaction pipelines them): the instances by guarded
+   * upserts (each row written only if its instance is at the expected commit_seq), their registrations, launches and
+   * statements. Throws, rolled back, unless every instance was written: an upsert's affected rows are 2 for each row
+   * it changed and at most 1 for one it left alone or inserted.
+   */
+  private writeMysqlOptimistic(items: PendingCommit[], order: Array<{ p: PendingCommit; i: number }>, now: Date): Promise<boolean[]> {
+    return inHotTransaction(this.dataSource, async (execute) => {
+      const sent = pipeline();
+      const upserts = powerOfTwoChunks(order.map(({ p }) => p), MAX_BATCH).map((chunk) => {
+        const upserted = execute(sqlOf(`guarded upsert ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${GUARDED_UPSERT_TAIL}`), chunk.flatMap((p) => upsertValues(p, now, p.expectedSeq)));
+        sent.send(upserted);
+        return { upserted, rows: chunk.length };
+      });
+      await this.sendApplied(execute, sent, items, new Array<boolean>(items.length).fill(true), now);
+      for (const { upserted, rows } of upserts) {
+        if (((await upserted).affectedRows ?? 0) !== 2 * rows) throw new Error('an instance was not at its expected commit_seq');
+      }
+      return new Array<boolean>(items.length).fill(true);
+    });
+  }
+
+  /** One transaction: the instances locked and read, those at their expected commit_seq written, then the registrations and launches of those applied. Instances in key order (lock order). */
+  private writeMysqlLocked(items: PendingCommit[], order: Array<{ p: PendingCommit; i: number }>, now: Date): Promise<boolean[]> {
     return inHotTransaction(this.dataSource, async (execute) => {
       const applied = new Array<boolean>(items.length).fill(false);
       // Statements whose answers nothing below needs go without waiting for the ones before (inHotTransaction runs
@@ -138,7 +196,7 @@ export class CommitStore {
       } else {
         // Lock the instances and read where each stands; those still at their expected commit_seq are written by one
         // multi-row upsert. It only ever updates: the rows exist and stay locked until COMMIT, so the values it
-        // would insert with (course_version 0) are never used.
+        // would insert with are never used.
         const keys = padToPowerOfTwo(order.map(({ p }) => p.where));
         const locked = await execute<Array<{ app_id: string; registration_id: string; instance: number | string; commit_seq: number | string }>>(
           sqlOf(`lock instances ${keys.length}`, () => `SELECT app_id, registration_id, instance, commit_seq FROM registration_instance FORCE INDEX (PRIMARY) WHERE ${keys.map(() => '(app_id = ? AND registration_id = ? AND instance = ?)').join(' OR ')} FOR UPDATE`),
@@ -149,20 +207,23 @@ export class CommitStore {
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
         // One statement, padded (a repeated row writes the same values again).
         for (const chunk of paddedChunks(rows, MAX_BATCH)) {
-          sent.send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now))));
+          sent.send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now, 0))));
         }
       }
-      const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
-      if (done.length > 0) {
-        sent.send(touchRegistrations(execute, done, now));
-        sent.send(updateLaunches(execute, done, now));
-        // In the order the commits came (order is by key): a learner's statements in the order of their commits. Their
-        // links need the statements' seqs: this waits for the insert of the statements, then sends the links.
-        await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
-      }
+      await this.sendApplied(execute, sent, items, applied, now);
       await sent.all();
       return applied;
     });
+  }
+
+  /** The registrations, launches and xAPI statements of the applied commits (items in the order they came). */
+  private async sendApplied(execute: HotExecute, sent: ReturnType<typeof pipeline>, items: PendingCommit[], applied: boolean[], now: Date): Promise<void> {
+    const done = items.filter((_, i) => applied[i]).sort((a, b) => compareTargets(a.where, b.where));
+    if (done.length === 0) return;
+    sent.send(touchRegistrations(execute, done, now));
+    sent.send(updateLaunches(execute, done, now));
+    // In the order the commits came (done is in key order): a learner's statements in the order of their commits.
+    await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
   }
 
   /** SQLite: the commits in one TypeORM transaction, each guarded by its commit_seq. */
@@ -250,7 +311,11 @@ function commitValues(c: StoredCommit, now: Date): unknown[] {
 
 const instanceValues = ({ where, expectedSeq, c }: PendingCommit, now: Date): unknown[] => [...commitValues(c, now), where.appId, where.registrationId, where.instance, expectedSeq];
 
-const upsertValues = ({ where, c }: PendingCommit, now: Date): unknown[] => [where.appId, where.registrationId, where.instance, now, ...commitValues(c, now)];
+/**
+ * A commit's row of the upsert. Its course_version is never inserted (the rows exist; an optimistic upsert that did
+ * insert one is rolled back): it carries the commit_seq the guarded upsert expects (GUARDED_UPSERT_TAIL).
+ */
+const upsertValues = ({ where, c }: PendingCommit, now: Date, expectedSeq: number): unknown[] => [where.appId, where.registrationId, where.instance, expectedSeq, now, ...commitValues(c, now)];
 
 /** The registrations of the applied commits (each once), in key order: one statement. */
 async function touchRegistrations(execute: HotExecute, done: PendingCommit[], now: Date): Promise<void> {

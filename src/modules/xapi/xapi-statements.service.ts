@@ -103,6 +103,8 @@ export interface StatementLookup {
 export class XapiStatementsService {
   private readonly registrationListeners: RegistrationStatementsListener[] = [];
   private consecutiveSeqs: Promise<boolean> | null = null;
+  /** What consecutiveSeqs answered (MySQL/MariaDB), once it has. */
+  private consecutiveKnown: boolean | undefined;
 
   constructor(
     @InjectRepository(XapiStatementEntity) private readonly statements: Repository<XapiStatementEntity>,
@@ -396,7 +398,8 @@ export class XapiStatementsService {
     // link row). Our own statements (new ids: no duplicate can be sent) and links (a duplicate means the same) are padded to one
     // statement a run, the repeated row a no-op on its key; a client's statements are not, so that a duplicate id
     // still fails the insert (see onceMoreIfRaced).
-    const consecutive = await this.consecutiveAutoIncrement(writer);
+    // Known after the first time: no wait, so that a hot transaction's inserts go with the statements sent before them.
+    const consecutive = writer.mysql && (this.consecutiveKnown ?? (await this.consecutiveAutoIncrement(writer)));
     const pad = writer.mysql && own;
     if (pad && consecutive && writer.pipelined) return this.writeOwnPipelined(writer, rows, stored);
     const seqs = new Map<StatementRow, number>();
@@ -463,7 +466,8 @@ export class XapiStatementsService {
     this.consecutiveSeqs ??= writer
       .query<{ mode: unknown; inc: unknown }>('SELECT @@innodb_autoinc_lock_mode AS mode, @@auto_increment_increment AS inc', [])
       .then((rows) => Number(rows[0]?.mode) <= 1 && Number(rows[0]?.inc) === 1)
-      .catch(() => false);
+      .catch(() => false)
+      .then((consecutive) => (this.consecutiveKnown = consecutive));
     return this.consecutiveSeqs;
   }
 

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { MysqlPipeline } from './mysql-pipeline';
 
 type Callback<T> = (err: Error | null, result: T) => void;
 
@@ -43,10 +44,11 @@ export type HotExecute = <R = { affectedRows?: number }>(sql: string, values: un
  * to the next user.
  *
  * The connection runs the transaction with autocommit off (`SET autocommit = 0`, sent together with the first
- * statement; `COMMIT` or `ROLLBACK` and `SET autocommit = 1` sent together at the end): every statement of it waits
- * for the event loop to come round, a few milliseconds under load, so the fewer waits the better. With autocommit
- * off, `work` may also send statements without waiting for the ones before (mysql2 runs a connection's statements
- * in order): if one fails, even by a deadlock that rolls the transaction back, those after it run in the (new,
+ * statement; `COMMIT` or `ROLLBACK` and `SET autocommit = 1` sent together at the end): every round trip waits for
+ * the event loop to come round, a few milliseconds under load, so the fewer the better. With autocommit off, `work`
+ * may send statements without waiting for the ones before: those without a result set that it sends in the same
+ * turn go to the server together, pipelined (MysqlPipeline: one round trip for all), and a statement answering rows
+ * goes after them. If one fails, even by a deadlock that rolls the transaction back, those after it run in the (new,
  * implicit) transaction that the ROLLBACK ends, never on their own.
  *
  * Hot paths use it for several single-table UPDATEs rather than one multi-table UPDATE: MariaDB runs a multi-table
@@ -57,23 +59,25 @@ export async function inHotTransaction<T>(dataSource: DataSource, work: (execute
   const pool = mysqlPool(dataSource);
   if (!pool) throw new Error('inHotTransaction runs on MySQL only');
   const conn = await promised<PooledConnection>((cb) => pool.getConnection(cb));
-  const execute: HotExecute = <R>(sql: string, values: unknown[]) => promised<unknown>((cb) => conn.execute(sql, values, cb)) as Promise<R>;
-  const query = (sql: string) => promised((cb) => conn.query(sql, cb));
+  // Statements without a result set go pipelined: those sent in the same turn of the event loop reach the server
+  // together, without waiting for each other's answers (MysqlPipeline); statements answering rows go after them.
+  const wire = new MysqlPipeline(conn as unknown as ConstructorParameters<typeof MysqlPipeline>[0]);
+  const execute: HotExecute = <R>(sql: string, values: unknown[]) => (answersRows(sql) ? wire.execute<R>(sql, values) : (wire.send(sql, values) as Promise<R>));
   let reusable = false;
   try {
-    // Queued in front of work's first statement: its answer is awaited with the end of the transaction.
-    const begun = query('SET autocommit = 0');
+    // Queued in front of work's first statement (on the wire with it): its answer is awaited with the end of the transaction.
+    const begun = wire.send('SET autocommit = 0');
     begun.catch(() => undefined);
     let result: T;
     try {
       result = await work(execute);
       await begun;
     } catch (err) {
-      await Promise.all([query('ROLLBACK'), query('SET autocommit = 1')]);
+      await Promise.all([wire.send('ROLLBACK'), wire.send('SET autocommit = 1')]);
       reusable = true;
       throw err;
     }
-    await Promise.all([query('COMMIT'), query('SET autocommit = 1')]);
+    await Promise.all([wire.send('COMMIT'), wire.send('SET autocommit = 1')]);
     reusable = true;
     return result;
   } finally {
@@ -81,6 +85,9 @@ export async function inHotTransaction<T>(dataSource: DataSource, work: (execute
     else conn.destroy();
   }
 }
+
+/** A statement that answers rows (a SELECT): the others answer one OK packet, and may be pipelined. */
+const answersRows = (sql: string): boolean => /^\s*\(?\s*(select|with|show|values|table|explain|describe)\b/i.test(sql);
 
 /**
  * Statements of a hot transaction sent without waiting for each other (inHotTransaction runs them in order and rolls
