@@ -175,6 +175,7 @@ export class CommitStore {
         return { upserted, rows: chunk.length };
       });
       await this.sendApplied(execute, sent, items, new Array<boolean>(items.length).fill(true), now);
+      await sent.all();
       for (const { upserted, rows } of upserts) {
         if (((await upserted).affectedRows ?? 0) !== 2 * rows) throw new Error('an instance was not at its expected commit_seq');
       }
