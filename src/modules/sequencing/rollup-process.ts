@@ -7,6 +7,25 @@
 import type { ActivityTree, Tri } from './activity-tree';
 import type { RollupAction, RollupRule } from './sequencing-definition';
 
+/** A child seen by its parent as it is (asSeenBy when its attempt is current). */
+const CURRENT_VIEW = Object.freeze({ objective: false, progress: false });
+
+/** The rules of each rule set by action (rulesFor). */
+const RULES_BY_ACTION = new WeakMap<readonly RollupRule[], Partial<Record<RollupAction, readonly RollupRule[]>>>();
+
+/**
+ * The rules of `rules` for `action`; when the activity has no rule for the satisfaction (resp. completion) actions,
+ * the default rollup rules: all children satisfied → satisfied; all children with a known status → not satisfied;
+ * likewise completion.
+ */
+function rulesOf(rules: readonly RollupRule[], action: RollupAction): readonly RollupRule[] {
+  const satisfaction = action === 'satisfied' || action === 'notSatisfied';
+  const family = rules.filter((r) => (satisfaction ? r.action === 'satisfied' || r.action === 'notSatisfied' : r.action === 'completed' || r.action === 'incomplete'));
+  if (family.length) return family.filter((r) => r.action === action);
+  const condition = action === 'satisfied' ? 'satisfied' : action === 'notSatisfied' ? 'objectiveStatusKnown' : action === 'completed' ? 'completed' : 'activityProgressKnown';
+  return [{ childActivitySet: 'all', minimumCount: 0, minimumPercent: 0, combination: 'any', conditions: [{ condition, not: false }], action }];
+}
+
 export class RollupProcess {
   constructor(private readonly t: ActivityTree) {}
 
@@ -16,7 +35,8 @@ export class RollupProcess {
     const c = this.t.s(child);
     const stale = c.attemptCount > 0 && c.parentAttempt !== undefined && c.parentAttempt !== this.t.s(parent).attemptCount;
     const saved = this.t.staleView;
-    this.t.staleView = { objective: stale && cm.useCurrentAttemptObjectiveInfo, progress: stale && cm.useCurrentAttemptProgressInfo };
+    // Most children are seen as they are: one shared view, no object per check.
+    this.t.staleView = stale ? { objective: cm.useCurrentAttemptObjectiveInfo, progress: cm.useCurrentAttemptProgressInfo } : CURRENT_VIEW;
     try {
       return fn();
     } finally {
@@ -148,63 +168,49 @@ export class RollupProcess {
     if (this.rollupRuleCheck(id, 'completed')) this.t.setCompletion(id, true, true);
   }
 
-  private rulesFor(id: string, action: RollupAction): RollupRule[] {
+  /** The activity's rules for `action`, or the default ones: worked out once per rule set (the definition's, never changed). */
+  private rulesFor(id: string, action: RollupAction): readonly RollupRule[] {
     const rules = this.t.a(id).rollupRules;
-    const satisfaction = action === 'satisfied' || action === 'notSatisfied';
-    const family = rules.filter((r) => (satisfaction ? r.action === 'satisfied' || r.action === 'notSatisfied' : r.action === 'completed' || r.action === 'incomplete'));
-    if (family.length) return family.filter((r) => r.action === action);
-    // Default rollup rules, when the activity has no rule for the satisfaction (resp. completion) actions: all
-    // children satisfied → satisfied; all children with a known status → not satisfied; likewise completion.
-    const dflt = (conditions: RollupRule['conditions']): RollupRule => ({
-      childActivitySet: 'all',
-      minimumCount: 0,
-      minimumPercent: 0,
-      combination: 'any',
-      conditions,
-      action,
-    });
-    switch (action) {
-      case 'satisfied':
-        return [dflt([{ condition: 'satisfied', not: false }])];
-      case 'notSatisfied':
-        return [dflt([{ condition: 'objectiveStatusKnown', not: false }])];
-      case 'completed':
-        return [dflt([{ condition: 'completed', not: false }])];
-      default:
-        return [dflt([{ condition: 'activityProgressKnown', not: false }])];
-    }
+    let byAction = RULES_BY_ACTION.get(rules);
+    if (!byAction) RULES_BY_ACTION.set(rules, (byAction = {}));
+    return (byAction[action] ??= rulesOf(rules, action));
   }
 
   /** RB.1.4 Rollup Rule Check Subprocess. */
   private rollupRuleCheck(id: string, action: RollupAction): boolean {
     for (const rule of this.rulesFor(id, action)) {
-      const bag: Tri[] = [];
+      // The bag of the book, counted: its size, its True and its False values (the rest are Unknown).
+      let bag = 0;
+      let trues = 0;
+      let falses = 0;
       for (const c of this.t.children(id)) {
         if (!this.t.a(c).tracked) continue;
-        const value = this.asSeenBy(id, c, () =>
+        const value: Tri | null = this.asSeenBy(id, c, () =>
           // RB.1.4.2, then RB.1.4.1 Evaluate Rollup Conditions Subprocess
           this.checkChildForRollup(c, action) ? this.t.combine(rule.conditions.map((cond) => this.rollupCondition(c, cond)), rule.combination) : null,
         );
-        if (value !== null) bag.push(value);
+        if (value === null) continue;
+        bag++;
+        if (value === true) trues++;
+        else if (value === false) falses++;
       }
       // "all" and "none" hold for an empty bag (no False and no Unknown in it), as the book words them.
-      const trues = bag.filter((v) => v === true).length;
       let fire = false;
       switch (rule.childActivitySet) {
         case 'all':
-          fire = trues === bag.length;
+          fire = trues === bag;
           break;
         case 'any':
           fire = trues > 0;
           break;
         case 'none':
-          fire = bag.every((v) => v === false);
+          fire = falses === bag;
           break;
         case 'atLeastCount':
           fire = trues >= rule.minimumCount;
           break;
         case 'atLeastPercent':
-          fire = bag.length > 0 && trues / bag.length >= rule.minimumPercent - 1e-9;
+          fire = bag > 0 && trues / bag >= rule.minimumPercent - 1e-9;
           break;
       }
       if (fire) return true;
