@@ -174,12 +174,13 @@ export class CommitStore {
         sent.send(upserted);
         return { upserted, rows: chunk.length };
       });
-      await this.sendApplied(execute, sent, items, new Array<boolean>(items.length).fill(true), now);
+      const applied = new Array<boolean>(items.length).fill(true);
+      await this.sendApplied(execute, sent, items, order, applied, now);
       await sent.all();
       for (const { upserted, rows } of upserts) {
         if (((await upserted).affectedRows ?? 0) !== 2 * rows) throw new Error('an instance was not at its expected commit_seq');
       }
-      return new Array<boolean>(items.length).fill(true);
+      return applied;
     });
   }
 
@@ -211,15 +212,15 @@ export class CommitStore {
           sent.send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now, 0))));
         }
       }
-      await this.sendApplied(execute, sent, items, applied, now);
+      await this.sendApplied(execute, sent, items, order, applied, now);
       await sent.all();
       return applied;
     });
   }
 
-  /** The registrations, launches and xAPI statements of the applied commits (items in the order they came). */
-  private async sendApplied(execute: HotExecute, sent: ReturnType<typeof pipeline>, items: PendingCommit[], applied: boolean[], now: Date): Promise<void> {
-    const done = items.filter((_, i) => applied[i]).sort((a, b) => compareTargets(a.where, b.where));
+  /** The registrations, launches and xAPI statements of the applied commits (items in the order they came, order by key). */
+  private async sendApplied(execute: HotExecute, sent: ReturnType<typeof pipeline>, items: PendingCommit[], order: Array<{ p: PendingCommit; i: number }>, applied: boolean[], now: Date): Promise<void> {
+    const done = order.filter(({ i }) => applied[i]).map(({ p }) => p);
     if (done.length === 0) return;
     sent.send(touchRegistrations(execute, done, now));
     sent.send(updateLaunches(execute, done, now));
