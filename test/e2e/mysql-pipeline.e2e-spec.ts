@@ -1,5 +1,5 @@
 import { createPool, Pool, PoolConnection } from 'mysql2';
-import { MysqlPipeline } from '../../src/platform/database/mysql-pipeline';
+import { Mysql2Connection, MysqlPipeline } from '../../src/platform/database/mysql-pipeline';
 import { createTestStack, isProductionStack, TestStack } from '../support/test-stack';
 
 /**
@@ -11,7 +11,7 @@ import { createTestStack, isProductionStack, TestStack } from '../support/test-s
   let pool: Pool;
 
   const connection = () => new Promise<PoolConnection>((resolve, reject) => pool.getConnection((err, conn) => (err ? reject(err) : resolve(conn))));
-  const pipelineOf = (conn: PoolConnection) => new MysqlPipeline(conn as unknown as ConstructorParameters<typeof MysqlPipeline>[0]);
+  const pipelineOf = (conn: PoolConnection) => new MysqlPipeline(conn as unknown as Mysql2Connection);
   const insert = 'INSERT INTO pipelined (k, v) VALUES (?, ?)';
 
   /** What the connection's socket did, in order: 'w' a write, 'r' data read. */

@@ -68,33 +68,36 @@ const UPSERT_SQL_HEAD = `INSERT INTO registration_instance (app_id, registration
     completion_amount, score_scaled, total_seconds, first_access_at, last_access_at, completed_at, suspended_activity_id, commit_seq, updated_at,
     sequencing_state, global_objectives, xapi_reported) VALUES`;
 const UPSERT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-/** What the upsert sets on the row of an instance (commit_seq last: see GUARDED_UPSERT_TAIL). */
-const UPSERT_SET: Array<[column: string, value: string]> = [
-  ['activity_details', 'VALUES(activity_details)'],
-  ['completion', 'VALUES(completion)'],
-  ['success', 'VALUES(success)'],
-  ['completion_amount', 'VALUES(completion_amount)'],
-  ['score_scaled', 'VALUES(score_scaled)'],
-  ['total_seconds', 'VALUES(total_seconds)'],
-  ['first_access_at', 'COALESCE(first_access_at, VALUES(first_access_at))'],
-  ['last_access_at', 'VALUES(last_access_at)'],
-  ['completed_at', 'COALESCE(completed_at, VALUES(completed_at))'],
-  ['suspended_activity_id', 'VALUES(suspended_activity_id)'],
-  ['updated_at', 'VALUES(updated_at)'],
-  ['sequencing_state', 'COALESCE(VALUES(sequencing_state), sequencing_state)'],
-  ['global_objectives', 'COALESCE(VALUES(global_objectives), global_objectives)'],
-  ['xapi_reported', 'COALESCE(VALUES(xapi_reported), xapi_reported)'],
-  ['commit_seq', 'VALUES(commit_seq)'],
-];
-
-const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE ${UPSERT_SET.map(([column, value]) => `${column} = ${value}`).join(', ')}`;
-
 /**
- * UPSERT_SQL_TAIL, each column written only if the instance is still at the commit_seq the row expects (carried as its
- * course_version): a row at another commit_seq is left as it is. commit_seq is set last (MySQL assigns left to right;
+ * The upsert of instances: each column written only if the instance is still at the commit_seq its row expects
+ * (carried as the row's course_version, never inserted: the rows exist, and an optimistic upsert that did insert one
+ * is rolled back); a row at another commit_seq is left as it is. commit_seq is set last (MySQL assigns left to right;
  * with MariaDB's SIMULTANEOUS_ASSIGNMENT every guard reads the old value anyway).
  */
-const GUARDED_UPSERT_TAIL = `ON DUPLICATE KEY UPDATE ${UPSERT_SET.map(([column, value]) => `${column} = IF(commit_seq = VALUES(course_version), ${value}, ${column})`).join(', ')}`;
+const UPSERT_SQL_TAIL = `ON DUPLICATE KEY UPDATE ${(
+  [
+    ['activity_details', 'VALUES(activity_details)'],
+    ['completion', 'VALUES(completion)'],
+    ['success', 'VALUES(success)'],
+    ['completion_amount', 'VALUES(completion_amount)'],
+    ['score_scaled', 'VALUES(score_scaled)'],
+    ['total_seconds', 'VALUES(total_seconds)'],
+    ['first_access_at', 'COALESCE(first_access_at, VALUES(first_access_at))'],
+    ['last_access_at', 'VALUES(last_access_at)'],
+    ['completed_at', 'COALESCE(completed_at, VALUES(completed_at))'],
+    ['suspended_activity_id', 'VALUES(suspended_activity_id)'],
+    ['updated_at', 'VALUES(updated_at)'],
+    ['sequencing_state', 'COALESCE(VALUES(sequencing_state), sequencing_state)'],
+    ['global_objectives', 'COALESCE(VALUES(global_objectives), global_objectives)'],
+    ['xapi_reported', 'COALESCE(VALUES(xapi_reported), xapi_reported)'],
+    ['commit_seq', 'VALUES(commit_seq)'],
+  ] as const
+)
+  .map(([column, value]) => `${column} = IF(commit_seq = VALUES(course_version), ${value}, ${column})`)
+  .join(', ')}`;
+
+/** The upsert of `rows` instances (one statement shape per length). */
+const upsertSql = (rows: number): string => sqlOf(`upsert instances ${rows}`, () => `${UPSERT_SQL_HEAD} ${new Array<string>(rows).fill(UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`);
 
 /** A date as SQLite keeps DATETIME(3): UTC text 'YYYY-MM-DD HH:MM:SS.SSS' (for raw SQL expressions). */
 const dbDatetime = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
@@ -170,7 +173,7 @@ export class CommitStore {
     return inHotTransaction(this.dataSource, async (execute) => {
       const sent = pipeline();
       const upserts = powerOfTwoChunks(order.map(({ p }) => p), MAX_BATCH).map((chunk) => {
-        const upserted = execute(sqlOf(`guarded upsert ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${GUARDED_UPSERT_TAIL}`), chunk.flatMap((p) => upsertValues(p, now, p.expectedSeq)));
+        const upserted = execute(upsertSql(chunk.length), chunk.flatMap((p) => upsertValues(p, now)));
         sent.send(upserted);
         return { upserted, rows: chunk.length };
       });
@@ -207,9 +210,9 @@ export class CommitStore {
         const seqOf = new Map(locked.map((r) => [`${r.app_id}\n${r.registration_id}\n${Number(r.instance)}`, Number(r.commit_seq)]));
         for (const { p, i } of order) applied[i] = seqOf.get(`${p.where.appId}\n${p.where.registrationId}\n${p.where.instance}`) === p.expectedSeq;
         const rows = order.filter(({ i }) => applied[i]).map(({ p }) => p);
-        // One statement, padded (a repeated row writes the same values again).
+        // One statement, padded (a repeated row finds its instance at the new commit_seq already and changes nothing).
         for (const chunk of paddedChunks(rows, MAX_BATCH)) {
-          sent.send(execute(sqlOf(`upsert instances ${chunk.length}`, () => `${UPSERT_SQL_HEAD} ${chunk.map(() => UPSERT_ROW).join(', ')} ${UPSERT_SQL_TAIL}`), chunk.flatMap((p) => upsertValues(p, now, 0))));
+          sent.send(execute(upsertSql(chunk.length), chunk.flatMap((p) => upsertValues(p, now))));
         }
       }
       await this.sendApplied(execute, sent, items, order, applied, now);
@@ -313,11 +316,8 @@ function commitValues(c: StoredCommit, now: Date): unknown[] {
 
 const instanceValues = ({ where, expectedSeq, c }: PendingCommit, now: Date): unknown[] => [...commitValues(c, now), where.appId, where.registrationId, where.instance, expectedSeq];
 
-/**
- * A commit's row of the upsert. Its course_version is never inserted (the rows exist; an optimistic upsert that did
- * insert one is rolled back): it carries the commit_seq the guarded upsert expects (GUARDED_UPSERT_TAIL).
- */
-const upsertValues = ({ where, c }: PendingCommit, now: Date, expectedSeq: number): unknown[] => [where.appId, where.registrationId, where.instance, expectedSeq, now, ...commitValues(c, now)];
+/** A commit's row of the upsert: its course_version slot carries the commit_seq it expects (UPSERT_SQL_TAIL). */
+const upsertValues = ({ where, expectedSeq, c }: PendingCommit, now: Date): unknown[] => [where.appId, where.registrationId, where.instance, expectedSeq, now, ...commitValues(c, now)];
 
 /** The registrations of the applied commits (each once), in key order: one statement. */
 async function touchRegistrations(execute: HotExecute, done: PendingCommit[], now: Date): Promise<void> {

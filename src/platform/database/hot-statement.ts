@@ -1,12 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { MysqlPipeline } from './mysql-pipeline';
+import { Mysql2Connection, MysqlPipeline } from './mysql-pipeline';
 
 type Callback<T> = (err: Error | null, result: T) => void;
 
 /** A connection of a mysql2 pool (callback API, as TypeORM creates it). */
-interface PooledConnection {
-  execute(sql: string, values: unknown[], callback: Callback<unknown>): void;
-  query(sql: string, callback: Callback<unknown>): void;
+interface PooledConnection extends Mysql2Connection {
   release(): void;
   destroy(): void;
 }
@@ -61,7 +59,7 @@ export async function inHotTransaction<T>(dataSource: DataSource, work: (execute
   const conn = await promised<PooledConnection>((cb) => pool.getConnection(cb));
   // Statements without a result set go pipelined: those sent in the same turn of the event loop reach the server
   // together, without waiting for each other's answers (MysqlPipeline); statements answering rows go after them.
-  const wire = new MysqlPipeline(conn as unknown as ConstructorParameters<typeof MysqlPipeline>[0]);
+  const wire = new MysqlPipeline(conn);
   const execute: HotExecute = <R>(sql: string, values: unknown[]) => (answersRows(sql) ? wire.execute<R>(sql, values) : (wire.send(sql, values) as Promise<R>));
   let reusable = false;
   try {

@@ -39,7 +39,7 @@ interface Mysql2Packet {
 }
 
 /** The parts of a mysql2 connection (lib/base/connection.js, 3.x) pipelining uses. */
-interface Mysql2Connection {
+export interface Mysql2Connection {
   execute(sql: string, values: unknown[], callback: Callback<unknown>): void;
   query(sql: string, callback: Callback<unknown>): void;
   addCommand(command: unknown): unknown;
