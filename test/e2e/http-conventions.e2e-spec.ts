@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 describe('HTTP conventions: errors, limits, request ids, health, OpenAPI', () => {
@@ -16,6 +17,29 @@ describe('HTTP conventions: errors, limits, request ids, health, OpenAPI', () =>
     const r = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/Malformed JSON/);
+  });
+
+  it('answers JSON nested too deep with 400 (validation walks it recursively), and accepts ordinary depth', async () => {
+    const deep = `{"name":"a","x":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const r = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: deep, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/nested deeper than 100 levels/);
+    const arrays = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: `[${'['.repeat(3000)}${']'.repeat(3000)}]`, headers: { 'content-type': 'application/json' } });
+    expect(arrays.status).toBe(400);
+    // Fifty levels are no problem: the request is refused for its unknown field, not for its depth.
+    const fifty = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: `{"name":"a","x":${'['.repeat(50)}${']'.repeat(50)}}`, headers: { 'content-type': 'application/json' } });
+    expect(fifty.status).toBe(400);
+    expect(fifty.body.message).toMatch(/\bx\b/);
+  });
+
+  it('answers a body that is not what its Content-Encoding says with 400', async () => {
+    for (const encoding of ['gzip', 'deflate']) {
+      const r = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: '{"name":"a"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toMatch(/could not be read/);
+    }
+    const gzipped = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, body: new Uint8Array(gzipSync('{"name":"zipped"}')), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(gzipped.status).toBe(200);
   });
 
   it('names the bad field for wrong types, missing and unknown fields', async () => {

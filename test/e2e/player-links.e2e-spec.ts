@@ -111,6 +111,12 @@ describe('course preview links and the reaping of expired player sessions', () =
     expect((await form.json()).message).toMatch(/JSON/);
     const latin = await post(commit, 'application/json; charset=latin1');
     expect(latin.status).toBe(415);
+    // A parameter without a value is malformed: the body is read as UTF-8, as the JSON parser of the other routes
+    // does (this used to throw in the HTTP server's own listener and end the process).
+    const bare = await post(commit, 'application/json; charset');
+    expect(bare.status).toBe(200);
+    expect(await bare.json()).toMatchObject({ result: true });
+    expect((await post(commit, 'application/json;;; =x; charset')).status).toBe(200);
     const empty = await post('', undefined);
     expect(empty.status).toBe(400);
     expect(await empty.json()).toMatchObject({ result: false, errorCode: 101, message: expect.stringMatching(/seq/) });

@@ -73,11 +73,11 @@ export interface CallResult<T = any> {
 /** A small fetch wrapper: JSON in, JSON (or text) out. */
 export async function call<T = any>(
   url: string,
-  init: { method?: string; auth?: string; json?: unknown; body?: string | URLSearchParams; headers?: Record<string, string> } = {},
+  init: { method?: string; auth?: string; json?: unknown; body?: string | URLSearchParams | Uint8Array<ArrayBuffer>; headers?: Record<string, string> } = {},
 ): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.auth) headers.authorization = init.auth;
-  let body: string | URLSearchParams | undefined = init.body;
+  let body: string | URLSearchParams | Uint8Array<ArrayBuffer> | undefined = init.body;
   if (init.json !== undefined) {
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(init.json);

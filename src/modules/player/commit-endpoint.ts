@@ -43,7 +43,12 @@ export class CommitEndpoint {
     } catch {
       return false; // Express answers a malformed path itself
     }
-    this.serve(req, res, token);
+    try {
+      this.serve(req, res, token);
+    } catch (err) {
+      // This runs in the HTTP server's own listener: an error thrown here would end the process, not one request.
+      this.fail(req, res, err, true);
+    }
     return true;
   }
 
@@ -102,8 +107,12 @@ export class CommitEndpoint {
     const [mediaType, ...params] = type.split(';');
     if (!JSON_TYPES.test(mediaType.trim().toLowerCase())) return new UnsupportedMediaTypeError(`A commit is JSON (application/json or text/plain), not ${mediaType.trim()}`);
     for (const param of params) {
-      const [name, value] = param.split('=').map((p) => p.trim().toLowerCase());
-      if (name === 'charset' && value.replace(/"/g, '') !== 'utf-8') return new UnsupportedMediaTypeError(`unsupported charset "${value.toUpperCase()}"`);
+      // A parameter without a value (`; charset`) is malformed; the JSON parser then reads the body as UTF-8, and so do we.
+      const eq = param.indexOf('=');
+      if (eq < 0) continue;
+      const name = param.slice(0, eq).trim().toLowerCase();
+      const value = param.slice(eq + 1).trim().toLowerCase().replace(/"/g, '');
+      if (name === 'charset' && value !== 'utf-8') return new UnsupportedMediaTypeError(`unsupported charset "${value.toUpperCase()}"`);
     }
     return null;
   }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json, urlencoded } from 'express';
 import { DomainError, InvalidInputError, PayloadTooLargeError, UnsupportedMediaTypeError } from './domain-errors';
+import { jsonNestsDeeperThan, TOO_DEEP_MESSAGE } from './json-depth';
 
 interface BodyParserError extends Error {
   type?: string;
@@ -23,9 +24,24 @@ function describe(err: BodyParserError): DomainError | BodyParserError {
       return new InvalidInputError(`The request body was cut short: ${err.message}`);
     case 'parameters.too.many':
       return new InvalidInputError('Too many form parameters');
+    case TOO_DEEP:
+      return new InvalidInputError(TOO_DEEP_MESSAGE);
     default:
+      // body-parser marks what the client got wrong with a 4xx status and no type of ours, e.g. a body that is not
+      // what its Content-Encoding says (zlib's "incorrect header check"): a 400 with that reason, not a 500.
+      if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+        return new InvalidInputError(`The request body could not be read${err.message ? `: ${err.message}` : ''}`);
+      }
       return err;
   }
+}
+
+/** body-parser's error type for a body nested too deep (thrown by verify, below). */
+const TOO_DEEP = 'entity.too.deep';
+
+/** Refuses a JSON body nested deeper than MAX_JSON_DEPTH before it is parsed (see json-depth). */
+function verifyDepth(_req: unknown, _res: unknown, body: Buffer): void {
+  if (jsonNestsDeeperThan(body)) throw Object.assign(new Error(TOO_DEEP_MESSAGE), { type: TOO_DEEP });
 }
 
 function wrap(parser: RequestHandler): RequestHandler {
@@ -35,7 +51,7 @@ function wrap(parser: RequestHandler): RequestHandler {
 /** JSON and form bodies, each capped at `limit` bytes. */
 export function bodyParsers(limit: number): RequestHandler[] {
   return [
-    wrap(json({ limit, type: ['application/json', 'application/*+json'] })),
+    wrap(json({ limit, type: ['application/json', 'application/*+json'], verify: verifyDepth })),
     wrap(urlencoded({ limit, extended: false, parameterLimit: 1000 })),
   ];
 }

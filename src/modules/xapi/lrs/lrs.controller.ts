@@ -11,6 +11,7 @@ import { LaunchSessions } from './launch-sessions';
 import { answeredVersion, LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, boolParam, contentType, dateParam, JSON_CONTENT, LrsRequest, queryParams, rawBody } from './lrs-request';
 import { canonicalFormat, Json } from './statement-keys';
+import { jsonNestsDeeperThan, TOO_DEEP_MESSAGE } from '../../../platform/http/json-depth';
 
 const QUERY_PARAMS = [
   'statementId',
@@ -150,6 +151,7 @@ export class LrsController {
     if (/^multipart\/mixed\b/i.test(type)) {
       const [first, ...rest] = parseMultipart(await rawBody(req, this.config.http.jsonBodyLimit), type);
       if (!first || !JSON_CONTENT.test(first.headers['content-type'] ?? '')) throw new InvalidInputError('The first part of a multipart/mixed body must be the statements, as application/json');
+      if (jsonNestsDeeperThan(first.body)) throw new InvalidInputError(TOO_DEEP_MESSAGE);
       let body: unknown;
       try {
         body = JSON.parse(first.body.toString('utf8'));
