@@ -5,15 +5,20 @@ export type FlatCmi = Record<string, unknown>;
 
 export type ScormVersion = '1.2' | '2004';
 
-/** SCORM 1.2 CMITimespan `HHHH:MM:SS.SS` → seconds; null when malformed. */
-export function parseScorm12Time(value: string): number | null {
+/**
+ * SCORM 1.2 CMITimespan `HHHH:MM:SS.SS` → seconds; null when malformed. Not a string is malformed too: stored
+ * trees written before initialRegistrationState was checked may hold a number here.
+ */
+export function parseScorm12Time(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
   const m = /^(\d{2,4}):(\d{2}):(\d{2}(?:\.\d{1,2})?)$/.exec(value.trim());
   if (!m) return null;
   return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
 }
 
-/** ISO 8601 duration (SCORM 2004 timeinterval, e.g. PT1H2M3.5S, P1DT2H) → seconds; null when malformed. */
-export function parseIsoDuration(value: string): number | null {
+/** ISO 8601 duration (SCORM 2004 timeinterval, e.g. PT1H2M3.5S, P1DT2H) → seconds; null when malformed (or not a string). */
+export function parseIsoDuration(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
   const m = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(value.trim());
   if (!m || value.trim() === 'P' || value.trim().endsWith('T')) return null;
   const [, y, mo, d, h, mi, s] = m.map((x) => (x === undefined ? 0 : Number(x)));
@@ -249,9 +254,8 @@ export function findActivity(node: ActivityResult, id: string): ActivityResult |
   return null;
 }
 
-/** Parses a stored `HHHH:MM:SS` back to seconds. */
-export function trackedSeconds(value: string | undefined): number {
-  if (!value) return 0;
+/** Parses a stored `HHHH:MM:SS` back to seconds; 0 when absent or unreadable. */
+export function trackedSeconds(value: unknown): number {
   return parseScorm12Time(value) ?? 0;
 }
 

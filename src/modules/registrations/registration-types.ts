@@ -135,11 +135,14 @@ export function shapeActivityTree(node: ActivityResult, flags: IncludeFlags): Ac
   return out;
 }
 
+/** An activity tree as a client sends it: any part may be left out (or null). */
+export type GivenActivityResult = { [K in Exclude<keyof ActivityResult, 'children'>]?: ActivityResult[K] | null } & { children?: GivenActivityResult[] | null };
+
 /** Overlays the activity results of an initialRegistrationState onto a fresh tree, matching activities by id. */
-export function overlayActivityTree(base: ActivityResult, given: Partial<ActivityResult> | undefined): ActivityResult {
+export function overlayActivityTree(base: ActivityResult, given: GivenActivityResult | undefined): ActivityResult {
   if (!given) return base;
-  const byId = new Map<string, Partial<ActivityResult>>();
-  const collect = (n: Partial<ActivityResult>) => {
+  const byId = new Map<string, GivenActivityResult>();
+  const collect = (n: GivenActivityResult) => {
     if (typeof n.id === 'string') byId.set(n.id, n);
     for (const c of n.children ?? []) collect(c);
   };
@@ -151,7 +154,12 @@ export function overlayActivityTree(base: ActivityResult, given: Partial<Activit
     for (const key of ['attempts', 'activityCompletion', 'activitySuccess', 'score', 'timeTracked', 'completionAmount', 'suspended', 'objectives', 'staticProperties'] as const) {
       if (g[key] !== undefined && g[key] !== null) (merged as unknown as Record<string, unknown>)[key] = g[key];
     }
-    if (g.runtime) merged.runtime = { ...(n.runtime ?? {}), ...g.runtime };
+    if (g.runtime) {
+      // A field left out (or null) keeps the fresh runtime's value: the player reads them as strings.
+      const runtime: Runtime = { ...(n.runtime ?? {}) };
+      for (const [k, v] of Object.entries(g.runtime)) if (v !== undefined && v !== null) (runtime as Record<string, unknown>)[k] = v;
+      merged.runtime = runtime;
+    }
     return merged;
   };
   return apply(base);

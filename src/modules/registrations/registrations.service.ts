@@ -14,12 +14,13 @@ import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
 import type { RegistrationSet, RegistrationSetKey } from '../xapi/xapi-statements.service';
 import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
+import { RegistrationStateDto } from './dto/registration-state.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
-import { COMPLETION, IncludeFlags, initialActivityTree, Objective, overlayActivityTree, SUCCESS, ActivityResult } from './registration-types';
+import { IncludeFlags, initialActivityTree, Objective, overlayActivityTree } from './registration-types';
 import { registrationView, RegistrationView } from './registration-view';
 
 /** LaunchHistorySchema */
@@ -516,55 +517,27 @@ export class RegistrationsService {
     };
   }
 
-  /** initialRegistrationState (a RegistrationSchema): its progress fields, checked, onto the first instance. */
-  private applyInitialState(inst: RegistrationInstanceEntity, state: Record<string, unknown>): void {
-    const field = (name: string) => `initialRegistrationState.${name}`;
-    const oneOf = (name: string, allowed: readonly string[]): string | undefined => {
+  /** initialRegistrationState (a RegistrationSchema, checked by its DTO): its progress fields onto the first instance. */
+  private applyInitialState(inst: RegistrationInstanceEntity, state: RegistrationStateDto): void {
+    const date = (name: 'firstAccessDate' | 'lastAccessDate' | 'completedDate'): Date | undefined => {
       const v = state[name];
       if (v === undefined || v === null) return undefined;
-      if (typeof v !== 'string' || !allowed.includes(v)) throw new InvalidInputError(`${field(name)} must be one of ${allowed.join(', ')}`);
-      return v;
-    };
-    const num = (value: unknown, name: string, min: number, max: number): number | undefined => {
-      if (value === undefined || value === null) return undefined;
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw new InvalidInputError(`${field(name)} must be a number from ${min} to ${max}`);
-      return value;
-    };
-    const date = (name: string): Date | undefined => {
-      const v = state[name];
-      if (v === undefined || v === null) return undefined;
-      const d = typeof v === 'string' ? new Date(v) : new Date(NaN);
-      if (Number.isNaN(d.getTime())) throw new InvalidInputError(`${field(name)} must be an ISO 8601 date-time`);
+      // ISO 8601 forms Date cannot read (week or ordinal dates) would be stored as an invalid date.
+      const d = new Date(v);
+      if (Number.isNaN(d.getTime())) throw new InvalidInputError(`initialRegistrationState.${name} must be an ISO 8601 date-time`);
       return d;
     };
-    inst.completion = oneOf('registrationCompletion', COMPLETION) ?? inst.completion;
-    inst.success = oneOf('registrationSuccess', SUCCESS) ?? inst.success;
-    inst.completionAmount = num(state.registrationCompletionAmount, 'registrationCompletionAmount', 0, 1) ?? inst.completionAmount;
-    const score = state.score;
-    if (score !== undefined && score !== null) {
-      if (typeof score !== 'object') throw new InvalidInputError(`${field('score')} must be a ScoreSchema object`);
-      inst.scoreScaled = num((score as { scaled?: unknown }).scaled, 'score.scaled', -1, 1) ?? inst.scoreScaled;
-    }
-    inst.totalSeconds = num(state.totalSecondsTracked, 'totalSecondsTracked', 0, Number.MAX_SAFE_INTEGER) ?? inst.totalSeconds;
+    inst.completion = state.registrationCompletion ?? inst.completion;
+    inst.success = state.registrationSuccess ?? inst.success;
+    inst.completionAmount = state.registrationCompletionAmount ?? inst.completionAmount;
+    inst.scoreScaled = state.score?.scaled ?? inst.scoreScaled;
+    inst.totalSeconds = state.totalSecondsTracked ?? inst.totalSeconds;
     inst.firstAccessAt = date('firstAccessDate') ?? inst.firstAccessAt;
     inst.lastAccessAt = date('lastAccessDate') ?? inst.lastAccessAt;
     inst.completedAt = date('completedDate') ?? inst.completedAt;
-    if (state.globalObjectives !== undefined && state.globalObjectives !== null) {
-      if (!Array.isArray(state.globalObjectives) || state.globalObjectives.some((o) => typeof o !== 'object' || o === null)) {
-        throw new InvalidInputError(`${field('globalObjectives')} must be an array of ObjectiveSchema objects`);
-      }
-      inst.globalObjectives = state.globalObjectives as Objective[];
-    }
-    if (state.suspendedActivityId !== undefined && state.suspendedActivityId !== null) {
-      if (typeof state.suspendedActivityId !== 'string') throw new InvalidInputError(`${field('suspendedActivityId')} must be a string`);
-      inst.suspendedActivityId = state.suspendedActivityId;
-    }
-    const details = state.activityDetails;
-    if (details !== undefined && details !== null) {
-      if (typeof details !== 'object' || Array.isArray(details)) throw new InvalidInputError(`${field('activityDetails')} must be an ActivityResultSchema object`);
-      checkActivityTree(details, field('activityDetails'));
-      if (inst.activityDetails) inst.activityDetails = overlayActivityTree(inst.activityDetails, details);
-    }
+    inst.globalObjectives = state.globalObjectives ?? inst.globalObjectives;
+    inst.suspendedActivityId = state.suspendedActivityId ?? inst.suspendedActivityId;
+    if (state.activityDetails && inst.activityDetails) inst.activityDetails = overlayActivityTree(inst.activityDetails, state.activityDetails);
   }
 
   private duplicate(id: string): InvalidInputError {
@@ -622,21 +595,5 @@ export class RegistrationsService {
     );
     await this.tags.purge(appId, 'registration', ids);
     for (const id of ids) await this.settings.purgeTarget(appId, { level: 'registration', registrationId: id, course: { courseId: '', version: 0 } });
-  }
-}
-
-function checkActivityTree(node: Partial<ActivityResult>, path: string): void {
-  if (node.activityCompletion !== undefined && !(COMPLETION as readonly string[]).includes(node.activityCompletion)) {
-    throw new InvalidInputError(`${path}.activityCompletion must be one of ${COMPLETION.join(', ')}`);
-  }
-  if (node.activitySuccess !== undefined && !(SUCCESS as readonly string[]).includes(node.activitySuccess)) {
-    throw new InvalidInputError(`${path}.activitySuccess must be one of ${SUCCESS.join(', ')}`);
-  }
-  if (node.children !== undefined) {
-    if (!Array.isArray(node.children)) throw new InvalidInputError(`${path}.children must be an array`);
-    node.children.forEach((c, i) => {
-      if (typeof c !== 'object' || c === null) throw new InvalidInputError(`${path}.children[${i}] must be an object`);
-      checkActivityTree(c, `${path}.children[${i}]`);
-    });
   }
 }

@@ -1,5 +1,5 @@
 /** What a commit's flat data model becomes on the activity: its collections (interactions, objectives) by index. */
-import { activityStateOf } from '../../../src/modules/player/scorm-runtime';
+import { activityStateOf, parseIsoDuration, parseScorm12Time, trackedSeconds } from '../../../src/modules/player/scorm-runtime';
 
 describe('activityStateOf: collections of the data model', () => {
   it('gathers interactions and objectives by index, in index order, with their nested fields', () => {
@@ -43,5 +43,22 @@ describe('activityStateOf: collections of the data model', () => {
     expect(state.runtime.runtimeInteractions).toEqual([{ id: 'q1' }]);
     expect(state.runtime.runtimeObjectives).toEqual([]);
     expect(Date.now() - started).toBeLessThan(200);
+  });
+});
+
+describe('time parsers: a stored tree may hold anything where a time belongs', () => {
+  it('reads HHHH:MM:SS[.SS] and ISO 8601 durations', () => {
+    expect(parseScorm12Time('0000:01:02.50')).toBe(62.5);
+    expect(trackedSeconds(' 0001:00:00 ')).toBe(3600);
+    expect(parseIsoDuration('PT1M2.5S')).toBe(62.5);
+  });
+
+  it('takes a value that is not a string as unreadable (0 seconds tracked), never throwing', () => {
+    for (const value of [5, { h: 1 }, ['0000:00:01'], true, null, undefined]) {
+      expect(parseScorm12Time(value)).toBeNull();
+      expect(parseIsoDuration(value)).toBeNull();
+      expect(trackedSeconds(value)).toBe(0);
+    }
+    expect(trackedSeconds('garbage')).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { SettingsPostDto } from '../../settings/dto/settings-post.dto';
 import { MAX_TAG_LENGTH, MAX_TAGS_PER_CALL } from '../../tags/tag-rules';
+import { RegistrationStateDto } from './registration-state.dto';
 
 export const POSTBACK_AUTH_TYPES = ['UNDEFINED', 'FORM', 'HTTPBASIC'] as const;
 export const POSTBACK_RESULTS_FORMATS = ['UNDEFINED', 'COURSE', 'ACTIVITY', 'FULL'] as const;
@@ -82,10 +83,12 @@ export class CreateRegistrationDto {
   @Type(() => PostBackDto)
   postBack?: PostBackDto;
 
-  @ApiPropertyOptional({ description: 'RegistrationSchema: progress to start from' })
+  @ApiPropertyOptional({ type: RegistrationStateDto, description: 'RegistrationSchema: progress to start from' })
   @IsOptional()
   @IsObject()
-  initialRegistrationState?: Record<string, unknown>;
+  @ValidateNested()
+  @Type(() => RegistrationStateDto)
+  initialRegistrationState?: RegistrationStateDto;
 
   @ApiPropertyOptional({ type: SettingsPostDto })
   @IsOptional()
