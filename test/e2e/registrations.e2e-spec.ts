@@ -106,6 +106,9 @@ describe('registrations: create, list, progress, instances, reset, configuration
     await bad({ registrationId: 'x1', courseId: 'golf12' }, '', /learner/);
     await bad({ registrationId: 'x1', courseId: 'golf12', learner: { firstName: 'x' } }, '', /learner\.id/);
     await bad({ courseId: 'golf12', learner }, '', /registrationId/);
+    await bad({ registrationId: 'nul\u0000x', courseId: 'golf12', learner }, '', /registrationId must not contain control characters/);
+    await bad({ registrationId: 'tab\tx', courseId: 'golf12', learner }, '', /registrationId/);
+    await bad({ registrationId: 'x1', courseId: 'golf12', learner: { id: 'line\nbreak' } }, '', /learner\.id must not contain control characters/);
     await bad({ registrationId: 'x1', courseId: 'golf12', learner, postBack: { url: 'ftp://x.example.com/' } }, '', /postBack\.url/);
     await bad({ registrationId: 'x1', courseId: 'golf12', learner, postBack: { url: 'https://x.example.com/', authType: 'DIGEST' } }, '', /authType/);
     await bad({ registrationId: 'x1', courseId: 'golf12', learner, postBack: { url: 'https://x.example.com/', resultsFormat: 'XML' } }, '', /resultsFormat/);

@@ -12,6 +12,7 @@ import {
   IsOptional,
   IsString,
   IsUUID,
+  Matches,
   MaxLength,
   Min,
   ValidateNested,
@@ -34,8 +35,15 @@ function TagArray(): PropertyDecorator {
 }
 
 /** LearnerSchema */
+/**
+ * Identifiers a client chooses end up in URLs, logs, xAPI actors and postbacks: no control characters (C0 and DEL),
+ * which no client means and which break each of those.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what the pattern keeps out
+const NO_CONTROL_CHARACTERS = /^[^\x00-\x1f\x7f]*$/;
+
 export class LearnerDto {
-  @ApiProperty() @IsDefined() @IsString() @IsNotEmpty() @MaxLength(191) id!: string;
+  @ApiProperty() @IsDefined() @IsString() @IsNotEmpty() @MaxLength(191) @Matches(NO_CONTROL_CHARACTERS, { message: 'learner.id must not contain control characters' }) id!: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(320) email?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) firstName?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) lastName?: string;
@@ -65,7 +73,7 @@ export class CreateRegistrationDto {
   @Type(() => LearnerDto)
   learner!: LearnerDto;
 
-  @ApiProperty() @IsDefined() @IsString() @IsNotEmpty() @MaxLength(191) registrationId!: string;
+  @ApiProperty() @IsDefined() @IsString() @IsNotEmpty() @MaxLength(191) @Matches(NO_CONTROL_CHARACTERS, { message: 'registrationId must not contain control characters' }) registrationId!: string;
 
   @ApiPropertyOptional({ format: 'uuid' })
   @IsOptional()
