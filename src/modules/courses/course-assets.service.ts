@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { OutboundError, OutboundHttp } from '../../platform/outbound/outbound-http';
-import { ContentStore } from '../../platform/storage/content-store';
+import { assertValidKey, ContentKeyConflictError, ContentStore, InvalidContentKeyError } from '../../platform/storage/content-store';
 import { zipPrefix } from '../../platform/storage/zip-create';
 import { CoursesService } from './courses.service';
 
@@ -40,7 +40,7 @@ export class CourseAssetsService {
         if (err instanceof OutboundError) throw new InvalidInputError(`fetchUrl: ${err.message}`);
         throw err;
       }
-      await this.store.put(key, createReadStream(file), {});
+      await this.putAsset(key, path, file);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -51,7 +51,7 @@ export class CourseAssetsService {
     try {
       if (!filePath) throw new InvalidInputError('file: the asset file is required (multipart form field "file")');
       const { key, path } = await this.target(appId, courseId, version, destination, policy);
-      await this.store.put(key, createReadStream(filePath), {});
+      await this.putAsset(key, path, filePath);
       return { filename: posix.basename(path), destination: path };
     } finally {
       if (filePath) await rm(filePath, { force: true });
@@ -92,12 +92,48 @@ export class CourseAssetsService {
 
   private async target(appId: string, courseId: string, version: number | undefined, destination: string, policy: UpdateAssetPolicy) {
     const path = normalise(destination, 'destination');
-    const key = (await this.prefixOf(appId, courseId, version)) + path;
+    const prefix = await this.prefixOf(appId, courseId, version);
+    const key = prefix + path;
+    try {
+      assertValidKey(key);
+    } catch (err) {
+      // A segment longer than a file name may be, a path longer than a key: the client's to change, not a 500.
+      if (err instanceof InvalidContentKeyError) throw new InvalidInputError(`destination '${path}' cannot be stored: ${err.reason}`);
+      throw err;
+    }
+    await this.assertNotFolderOrBeneathFile(prefix, path);
     const exists = await this.store.exists(key);
     if (policy === 'reject' && exists) throw new InvalidInputError(`destination '${path}' exists and updateAssetPolicy is reject`);
     if (policy === 'strict' && !exists) throw new InvalidInputError(`destination '${path}' does not exist and updateAssetPolicy is strict`);
     return { key, path };
   }
+
+  /**
+   * A course path is a file or a folder, never both, whatever the store: the local store cannot hold both, and on S3
+   * the file list, the zip and the player would meet a file and a folder of one name.
+   */
+  private async assertNotFolderOrBeneathFile(prefix: string, path: string): Promise<void> {
+    for await (const _file of this.store.list(`${prefix}${path}/`)) throw new InvalidInputError(folderMessage(path));
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+      const parent = segments.slice(0, i).join('/');
+      if (await this.store.exists(prefix + parent)) throw new InvalidInputError(`destination '${path}' is beneath the file '${parent}'`);
+    }
+  }
+
+  /** The local store's own refusal (an empty folder, which lists as nothing, or a concurrent write) answers as target()'s check does. */
+  private async putAsset(key: string, path: string, file: string): Promise<void> {
+    try {
+      await this.store.put(key, createReadStream(file), {});
+    } catch (error) {
+      if (!(error instanceof ContentKeyConflictError)) throw error;
+      throw new InvalidInputError(error.clash === 'folder' ? folderMessage(path) : `destination '${path}' is beneath a file of the course`);
+    }
+  }
+}
+
+function folderMessage(path: string): string {
+  return `destination '${path}' is a folder of the course`;
 }
 
 /** A path inside the package: relative, forward slashes, no `..`. */

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from './domain-errors';
 import { UnauthorizedError } from '../auth/unauthorized.error';
+import { InvalidContentKeyError } from '../storage/content-store';
 
 /**
  * One place that decides what an error looks like on the wire: MessageSchema `{message}` for every 4xx/5xx,
@@ -37,6 +38,11 @@ export function describeHttpError(exception: unknown, method: string, path: stri
   }
   if (exception instanceof DomainError) {
     return { status: exception.status, body: { message: exception.message }, headers: {} };
+  }
+  if (exception instanceof InvalidContentKeyError) {
+    // A path from the request that no content store can hold (a name over 255 bytes, a key over 1,024): the
+    // client's to change. The key itself is not shown: it holds the store's internal prefix.
+    return { status: 400, body: { message: `The file path cannot be used: ${exception.reason}` }, headers: {} };
   }
   if (exception instanceof HttpException) {
     const status: number = exception.getStatus();

@@ -20,6 +20,8 @@ export abstract class ContentStore {
    * Writes an object, replacing any previous one atomically (readers see the old or the new object, never a
    * half-written one). A Readable body is streamed, never buffered whole. The local store derives the content type
    * from the key's extension; S3 stores `contentType` (default: derived from the extension too).
+   * A key that is a folder prefix, or lies beneath another object, fails with ContentKeyConflictError on the local
+   * store (a file system cannot hold both) and is accepted by S3: callers that must not create such keys check first.
    */
   abstract put(key: string, body: Readable | Buffer, options?: PutOptions): Promise<void>;
 
@@ -182,10 +184,25 @@ export interface ContentListing {
 export class InvalidContentKeyError extends Error {
   constructor(
     readonly key: string,
-    reason: string,
+    /** Why, without the key (which holds the store's internal prefix). */
+    readonly reason: string,
   ) {
     super(`Invalid content key ${JSON.stringify(key)}: ${reason}`);
     this.name = 'InvalidContentKeyError';
+  }
+}
+
+/**
+ * A write the local store cannot make without a file also being a folder: `folder` = the key is a folder there,
+ * `beneath-file` = one of its parent folders is a file. Nothing was changed.
+ */
+export class ContentKeyConflictError extends Error {
+  constructor(
+    readonly key: string,
+    readonly clash: 'folder' | 'beneath-file',
+  ) {
+    super(`Cannot write ${JSON.stringify(key)}: ${clash === 'folder' ? 'it is a folder' : 'a parent of it is a file'}`);
+    this.name = 'ContentKeyConflictError';
   }
 }
 

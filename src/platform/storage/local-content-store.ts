@@ -11,6 +11,7 @@ import {
   assertValidKey,
   ByteRange,
   clampRange,
+  ContentKeyConflictError,
   ContentListing,
   ContentObject,
   ContentStat,
@@ -59,7 +60,7 @@ export class LocalContentStore extends ContentStore implements OnModuleInit {
     try {
       if (Buffer.isBuffer(body)) await writeFile(temp, body, { flag: 'wx' });
       else await pipeline(body, createWriteStream(temp, { flags: 'wx' }));
-      await this.moveInto(temp, target);
+      await this.placeObject(temp, key, target);
     } catch (error) {
       if (!Buffer.isBuffer(body) && !body.destroyed) body.destroy();
       await rm(temp, { force: true });
@@ -71,7 +72,7 @@ export class LocalContentStore extends ContentStore implements OnModuleInit {
   override async putFile(key: string, path: string, options?: PutOptions): Promise<void> {
     const target = this.pathOf(key);
     try {
-      await this.moveInto(path, target);
+      await this.placeObject(path, key, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') {
         await rm(path, { force: true });
@@ -234,6 +235,15 @@ export class LocalContentStore extends ContentStore implements OnModuleInit {
     }
   }
 
+  /** moveInto for one object, where the key's clash with a folder or a file is a ContentKeyConflictError, not an errno. */
+  private async placeObject(temp: string, key: string, target: string): Promise<void> {
+    try {
+      await this.moveInto(temp, target);
+    } catch (error) {
+      throw keyConflictOf(error, key) ?? error;
+    }
+  }
+
   /** Removes now-empty folders between `path` and the root, so deleted courses leave no directory skeletons. */
   private async pruneEmptyParents(path: string): Promise<void> {
     for (let dir = dirname(path); dir.startsWith(this.root + sep) && dir !== this.root; dir = dirname(dir)) {
@@ -329,6 +339,17 @@ async function* walkFiles(root: string, relative = ''): AsyncGenerator<string> {
     if (entry.isDirectory()) yield* walkFiles(root, path);
     else if (entry.isFile()) yield path;
   }
+}
+
+/**
+ * rename onto a folder fails with EISDIR; mkdir of the parent folders where one is a file with EEXIST (the nearest
+ * parent) or ENOTDIR (a farther one), as does rename when a parent became a file meanwhile.
+ */
+function keyConflictOf(error: unknown, key: string): ContentKeyConflictError | null {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EISDIR') return new ContentKeyConflictError(key, 'folder');
+  if (code === 'EEXIST' || code === 'ENOTDIR') return new ContentKeyConflictError(key, 'beneath-file');
+  return null;
 }
 
 function isMissing(error: unknown): boolean {
