@@ -40,6 +40,12 @@ describe('application management', () => {
     expect(after.body.name).toBe('Renamed');
     expect(after.body.allowDelete).toBe(false);
     expect(new Date(after.body.updateDate).getTime()).toBeGreaterThanOrEqual(new Date(info.body.updateDate).getTime());
+    // A field may be left out, not sent as null (that reached the NOT NULL column: a 500).
+    for (const json of [{ name: null }, { allowDelete: null }]) {
+      const nul = await call(`${s.api}/appManagement/applications/${created.id}`, { method: 'PUT', auth: mgmt, json });
+      expect({ json, status: nul.status }).toEqual({ json, status: 400 });
+    }
+    expect((await call(`${s.api}/appManagement/applications/${created.id}`, { auth: mgmt })).body).toMatchObject({ name: 'Renamed', allowDelete: false });
 
     const refused = await call(`${s.api}/appManagement/applications/${created.id}`, { method: 'DELETE', auth: mgmt });
     expect(refused.status).toBe(400);
@@ -122,6 +128,10 @@ describe('application management', () => {
     expect((await call(`${s.api}/ping`, { auth: k1 })).status).toBe(200);
     expect((await call(`${s.api}/ping`, { auth: k2 })).status).toBe(200);
 
+    for (const json of [{ name: null }, { active: null }]) {
+      const nul = await call(`${s.api}/appManagement/${child.id}/credentials/${first.id}`, { method: 'PUT', auth: mgmt, json });
+      expect({ json, status: nul.status, message: nul.body.message }).toEqual({ json, status: 400, message: expect.stringMatching(Object.keys(json)[0]) });
+    }
     expect((await call(`${s.api}/appManagement/${child.id}/credentials/${first.id}`, { method: 'PUT', auth: mgmt, json: { active: false } })).status).toBe(204);
     expect((await call(`${s.api}/ping`, { auth: k1 })).status).toBe(401);
     expect((await call(`${s.api}/ping`, { auth: k2 })).status).toBe(200);

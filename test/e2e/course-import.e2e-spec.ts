@@ -1,5 +1,5 @@
 import { createServer, Server } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { countActivities, fixture, FIXTURES, importCourse, startUpload, waitForImport } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 import { join } from 'node:path';
@@ -151,6 +151,31 @@ describe('course import', () => {
     const badId = await call(`${s.api}/courses/importJobs?courseId=a/b`, { method: 'POST', auth: app, json: { url: 'https://example.com/a.zip' } });
     expect(badId.status).toBe(400);
     expect(badId.body.message).toMatch(/courseId/);
+    // An explicit null is not a request (it was a 500).
+    for (const field of ['fetchRequest', 'mediaFileReferenceRequest', 'connectorReferenceRequest']) {
+      const nul = await call(`${s.api}/courses/importJobs/noUpload?courseId=n1`, { method: 'POST', auth: app, json: { [field]: null } });
+      expect({ field, status: nul.status, message: nul.body.message }).toEqual({ field, status: 400, message: expect.stringMatching(/exactly one of/) });
+    }
+  });
+
+  it('keeps nothing of a refused upload: no temporary file, no stored package', async () => {
+    const uploads = join(s.config.dataDir, 'tmp', 'uploads');
+    // The test server's store is local (no S3 settings here).
+    const stored = s.config.storage.kind === 'local' ? join(s.config.storage.dir, 'uploads') : '';
+    const count = (dir: string): number => (existsSync(dir) ? readdirSync(dir, { recursive: true }).length : 0);
+    const before = { tmp: count(uploads), stored: count(stored) };
+    const refused = async (query: string, extra: Record<string, string> = {}) => {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(extra)) form.append(k, v);
+      form.append('file', new Blob([new Uint8Array(readFileSync(fixture('scorm12-golf-runtime-basic.zip')))]), 'golf.zip');
+      const res = await fetch(`${s.api}/courses/importJobs/upload?${query}`, { method: 'POST', headers: { authorization: app }, body: form });
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+    };
+    await refused('courseId=a/b'); // the query's pipe refuses it before the handler runs
+    await refused('courseId=ok&mayCreateNewVersion=maybe');
+    await refused('courseId=ok&postbackUrl=ftp://example.com/');
+    await refused('courseId=ok', { contentMetadata: '{not json' });
+    expect({ tmp: count(uploads), stored: count(stored) }).toEqual(before);
   });
 
   it('keeps import jobs and courses to their application', async () => {

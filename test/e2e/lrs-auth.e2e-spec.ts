@@ -138,6 +138,11 @@ describe('LRS authorisation: credential cache, OAuth, launch tokens', () => {
       const elsewhere = oauth.authorize({ url: `${s.baseUrl}/lrs/other/statements?limit=1`, method: 'GET' });
       expect((await oauthCall('GET', url, undefined, oauth, elsewhere)).status).toBe(401);
       expect((await lrsCall('/statements?limit=1', { auth: basic(consumer.key, consumer.secret) })).status).toBe(401);
+      // A broken percent-escape is a malformed header (it was a 500, and needs no credentials to send).
+      for (const header of ['OAuth oauth_consumer_key="%ZZ"', 'OAuth oauth_%E0%A4%A="x"']) {
+        const malformed = await lrsCall('/statements?limit=1', { auth: header });
+        expect({ header, status: malformed.status }).toEqual({ header, status: 401 });
+      }
     });
   });
 

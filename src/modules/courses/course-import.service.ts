@@ -58,11 +58,19 @@ export class CourseImportService implements OnModuleInit {
     if (!file) throw new InvalidInputError('file: a course package is required (multipart form field "file")');
     try {
       await this.precheck(appId, query);
+      // Everything the request can get wrong is checked before the package is stored: a refused import stores nothing.
+      const media = parseContentMetadata(contentMetadata);
       const jobId = randomUUID();
       const key = `uploads/${appId}/${jobId}`;
       // Taken over by the store: moved into place on the local store (no copy).
       await this.store.putFile(key, file.path, { contentType: uploadedContentType ?? file.mimetype });
-      return this.enqueue(appId, jobId, query, { kind: 'upload', key, fileName: file.originalname || undefined, contentType: uploadedContentType ?? file.mimetype }, parseContentMetadata(contentMetadata));
+      try {
+        return await this.enqueue(appId, jobId, query, { kind: 'upload', key, fileName: file.originalname || undefined, contentType: uploadedContentType ?? file.mimetype }, media);
+      } catch (err) {
+        // No job will ever read it (its payload was refused, or the queue failed).
+        await this.store.delete(key).catch(() => undefined);
+        throw err;
+      }
     } finally {
       await unlink(file.path).catch(() => undefined);
     }
@@ -75,7 +83,8 @@ export class CourseImportService implements OnModuleInit {
   }
 
   async startNoUpload(appId: string, query: ImportQueryDto, body: ImportRequestDto) {
-    const given = [body.fetchRequest, body.mediaFileReferenceRequest, body.connectorReferenceRequest].filter((x) => x !== undefined);
+    // An explicit null is not given (IsOptional lets it through): one of them must be an object.
+    const given = [body.fetchRequest, body.mediaFileReferenceRequest, body.connectorReferenceRequest].filter((x) => x !== undefined && x !== null);
     if (given.length !== 1) throw new InvalidInputError('give exactly one of fetchRequest, mediaFileReferenceRequest, connectorReferenceRequest');
     if (body.connectorReferenceRequest) throw new InvalidInputError('connectorReferenceRequest: content connectors are not supported by LCDS');
     if (body.fetchRequest) return this.startFetch(appId, query, body.fetchRequest);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Observable } from 'rxjs';
+import { finalize, Observable } from 'rxjs';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { InvalidInputError, PayloadTooLargeError } from './domain-errors';
@@ -24,7 +24,8 @@ export type RequestWithUpload = Request & { uploadedFile?: UploadedFileInfo };
 /**
  * Multipart uploads, streamed to DATA_DIR/tmp/uploads and capped at LCDS_MAX_PACKAGE_BYTES. Unlike multer it
  * keeps a file part that has no filename: the official JavaScript client sends a Buffer that way. Text fields
- * land in the body for the DTO to validate. The temporary file is the handler's to remove.
+ * land in the body for the DTO to validate. The temporary file is the handler's to move or remove; whatever is left
+ * of it when the request is answered is removed.
  */
 export function MultipartFile(field: string): Type<NestInterceptor> {
   @Injectable()
@@ -38,7 +39,10 @@ export function MultipartFile(field: string): Type<NestInterceptor> {
       const { fields, file } = await this.parse(req, field);
       req.body = fields;
       req.uploadedFile = file;
-      return next.handle();
+      // The handler takes the file over (moves or removes it); when it never runs, because a pipe refused the query
+      // or the fields, the file would stay behind: removed once the request is answered, whatever happened.
+      const path = file?.path;
+      return path ? next.handle().pipe(finalize(() => void unlink(path).catch(() => undefined))) : next.handle();
     }
 
     private parse(req: Request, fileField: string): Promise<{ fields: Record<string, string>; file?: UploadedFileInfo }> {

@@ -1,4 +1,11 @@
 import { ArgumentMetadata, BadRequestException, Injectable, PipeTransform, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
+
+/**
+ * A field that may be left out but, when sent, is checked: unlike IsOptional, an explicit null is refused by the
+ * field's other rules. For updates whose columns cannot be null ("name": null would reach the database).
+ */
+export const IsOmittable = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 function flatten(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {

@@ -1,16 +1,17 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsString, MaxLength } from 'class-validator';
+import { IsOmittable } from '../../../platform/http/validation';
 
 /** CredentialRequestSchema */
 export class CredentialRequestDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @MaxLength(255)
   name?: string;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   active?: boolean;
 }

@@ -1,17 +1,18 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsOmittable } from '../../../platform/http/validation';
 
 /** UpdateApplicationSchema */
 export class UpdateApplicationRequestDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOmittable()
   @IsString()
   @IsNotEmpty()
   @MaxLength(255)
   name?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOmittable()
   @IsBoolean()
   allowDelete?: boolean;
 }

@@ -19,7 +19,11 @@ export function parseOAuthHeader(header: string): Map<string, string> | null {
       if (part.trim() === '') continue;
       return null;
     }
-    params.set(decodeURIComponent(kv[1]), decodeURIComponent(kv[2]));
+    try {
+      params.set(decodeURIComponent(kv[1]), decodeURIComponent(kv[2]));
+    } catch {
+      return null; // a broken percent-escape (`%ZZ`): as malformed as a missing quote
+    }
   }
   return params;
 }
