@@ -173,6 +173,10 @@ describe('LRS: attachments, CORS and the alternate request syntax', () => {
     expect((await post(`method=PUT&statementId=${randomUUID()}`, { content: JSON.stringify(statement()), Authorization: auth, 'X-Experience-API-Version': '1.0.3' })).status).toBe(400);
     expect((await post('method=PUT', { statementId: randomUUID(), Authorization: auth, 'X-Experience-API-Version': '1.0.3' })).status).toBe(400);
     expect((await post('method=PATCH', { Authorization: auth, 'X-Experience-API-Version': '1.0.3' })).status).toBe(400);
+    // Its content is parsed here, not by the body parsers: nested too deep is a 400 all the same (a stack overflow was a 500).
+    const deep = statement({ result: { extensions: { 'http://example.com/x': JSON.parse(`${'['.repeat(150)}${']'.repeat(150)}`) as unknown } } });
+    const tooDeep = await post('method=PUT', { statementId: randomUUID(), content: JSON.stringify(deep), Authorization: auth, 'X-Experience-API-Version': '1.0.3' });
+    expect({ status: tooDeep.status, message: tooDeep.body.message }).toEqual({ status: 400, message: expect.stringMatching(/nested deeper than 100 levels/) });
     expect((await post('method=GET', { 'X-Experience-API-Version': '1.0.3' })).status).toBe(401);
     const v2 = await post('method=GET', { Authorization: auth, 'X-Experience-API-Version': '2.0.0' });
     expect(v2.status).toBe(400);

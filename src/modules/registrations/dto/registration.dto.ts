@@ -34,7 +34,6 @@ function TagArray(): PropertyDecorator {
   };
 }
 
-/** LearnerSchema */
 /**
  * Identifiers a client chooses end up in URLs, logs, xAPI actors and postbacks: no control characters (C0 and DEL),
  * which no client means and which break each of those.
@@ -42,6 +41,7 @@ function TagArray(): PropertyDecorator {
 // eslint-disable-next-line no-control-regex -- control characters are exactly what the pattern keeps out
 const NO_CONTROL_CHARACTERS = /^[^\x00-\x1f\x7f]*$/;
 
+/** LearnerSchema */
 export class LearnerDto {
   @ApiProperty() @IsDefined() @IsString() @IsNotEmpty() @MaxLength(191) @Matches(NO_CONTROL_CHARACTERS, { message: 'learner.id must not contain control characters' }) id!: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(320) email?: string;

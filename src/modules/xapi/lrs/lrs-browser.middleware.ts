@@ -1,8 +1,8 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { InvalidInputError } from '../../../platform/http/domain-errors';
+import { assertJsonDepth } from '../../../platform/http/json-depth';
 import { JSON_CONTENT, LrsRequest } from './lrs-request';
-import { jsonNestsDeeperThan, TOO_DEEP_MESSAGE } from '../../../platform/http/json-depth';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Experience-API-Version, If-Match, If-None-Match, X-Requested-With, Accept, Accept-Language';
 const EXPOSED_HEADERS = 'ETag, Last-Modified, Content-Type, Location, X-Experience-API-Version, X-Experience-API-Consistent-Through, WWW-Authenticate';
@@ -67,7 +67,7 @@ function alternateSyntax(req: LrsRequest): void {
   if (content !== undefined) {
     req.lrsContent = Buffer.from(content, 'utf8');
     if (JSON_CONTENT.test(req.headers['content-type'])) {
-      if (jsonNestsDeeperThan(req.lrsContent)) throw new InvalidInputError(TOO_DEEP_MESSAGE);
+      assertJsonDepth(req.lrsContent);
       try {
         req.body = JSON.parse(content) as unknown;
       } catch {

@@ -5,13 +5,13 @@ import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
 import { PublicEndpoint } from '../../../platform/auth/authorize.decorator';
 import { ForbiddenError, InvalidInputError } from '../../../platform/http/domain-errors';
+import { assertJsonDepth } from '../../../platform/http/json-depth';
 import { StatementFilters, XapiStatementsService } from '../xapi-statements.service';
 import { AttachmentContent, buildMultipart, matchAttachments, parseMultipart } from './attachments';
 import { LaunchSessions } from './launch-sessions';
 import { answeredVersion, LrsAuthGuard, lrsPrincipal, LrsPrincipal } from './lrs-auth.guard';
 import { agentParam, boolParam, contentType, dateParam, JSON_CONTENT, LrsRequest, queryParams, rawBody } from './lrs-request';
 import { canonicalFormat, Json } from './statement-keys';
-import { jsonNestsDeeperThan, TOO_DEEP_MESSAGE } from '../../../platform/http/json-depth';
 
 const QUERY_PARAMS = [
   'statementId',
@@ -151,7 +151,7 @@ export class LrsController {
     if (/^multipart\/mixed\b/i.test(type)) {
       const [first, ...rest] = parseMultipart(await rawBody(req, this.config.http.jsonBodyLimit), type);
       if (!first || !JSON_CONTENT.test(first.headers['content-type'] ?? '')) throw new InvalidInputError('The first part of a multipart/mixed body must be the statements, as application/json');
-      if (jsonNestsDeeperThan(first.body)) throw new InvalidInputError(TOO_DEEP_MESSAGE);
+      assertJsonDepth(first.body);
       let body: unknown;
       try {
         body = JSON.parse(first.body.toString('utf8'));
