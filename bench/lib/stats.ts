@@ -26,6 +26,7 @@ export interface Summary {
   mean: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   p999: number;
   max: number;
@@ -42,6 +43,7 @@ export function summarize(values: ArrayLike<number>): Summary {
     mean: n ? sum / n : NaN,
     p50: percentileSorted(sorted, 50),
     p90: percentileSorted(sorted, 90),
+    p95: percentileSorted(sorted, 95),
     p99: percentileSorted(sorted, 99),
     p999: percentileSorted(sorted, 99.9),
     max: n ? sorted[n - 1] : NaN,

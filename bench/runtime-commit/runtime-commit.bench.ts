@@ -27,6 +27,7 @@ import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { basicAuth, benchRunDir, createStack, ensureBuilt, LcdsService, REPO_ROOT, Stack, startService } from '../lib/lcds';
 import { CpuMeter, databaseServerPid, readProcCpuSeconds, readProcMemory } from '../lib/proc';
 import { Recorder, Summary } from '../lib/stats';
+import { api, importCourse } from '../lib/lcds-api';
 import { commitCmi, scorm2004Package } from './payload';
 
 const GOAL_RATE = 1500;
@@ -55,32 +56,6 @@ interface RunResult {
 function databaseCpuSeconds(stack: Stack): number {
   const pid = stack.kind === 'production' ? databaseServerPid() : null;
   return pid === null ? NaN : readProcCpuSeconds(pid);
-}
-
-async function api(service: LcdsService, auth: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: any; location: string | null }> {
-  const res = await fetch(`${service.api}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: { authorization: auth, ...(json !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: json !== undefined ? JSON.stringify(json) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined, location: res.headers.get('location') };
-}
-
-/** Imports the generated course through the API (upload, then the import job). */
-async function importCourse(service: LcdsService, auth: string, courseId: string): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(await scorm2004Package())], { type: 'application/zip' }), 'bench.zip');
-  const res = await fetch(`${service.api}/courses/importJobs/upload?courseId=${courseId}`, { method: 'POST', headers: { authorization: auth }, body: form });
-  const started = (await res.json()) as { result?: string };
-  if (res.status !== 200 || !started.result) throw new Error(`import upload answered ${res.status}: ${JSON.stringify(started)}`);
-  for (;;) {
-    const job = await api(service, auth, 'GET', `/courses/importJobs/${started.result}`);
-    if (job.body.status === 'COMPLETE') return;
-    if (job.body.status !== 'RUNNING') throw new Error(`import failed: ${JSON.stringify(job.body)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 interface Learner {
@@ -278,7 +253,7 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0];
 
   process.stderr.write('importing the course and launching the learners…\n');
-  await importCourse(service, auth, 'bench-course');
+  await importCourse(service, auth, 'bench-course', await scorm2004Package());
   const learners = await launchLearners(service, auth, nLearners, suspendBytes, interactions);
   const requestBytes = Buffer.byteLength(`{"seq":1${learners[0].bodies[1]}`);
 
