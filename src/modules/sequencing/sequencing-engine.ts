@@ -7,8 +7,9 @@
  */
 import { ActivityTree, cloneObjectives, cloneTrackingState, initialTrackingState, type ActivityState, type ObjectiveState, type TrackingState } from './activity-tree';
 import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition, type SharedDataMap } from './sequencing-definition';
-import { SequencingException } from './sequencing-exception';
+import { fail, SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
+import type { SequencingRequest } from './sequencing-requests';
 
 export { SequencingException, type NavigationRequest, type NavigationRequestType };
 
@@ -337,41 +338,67 @@ export class SequencingEngine {
   /**
    * Which navigation requests are valid now. Start, resume all, the termination requests and continue follow the
    * Navigation Request Process (NB.2.1); previous and each choice target are valid when the whole request (OP.1:
-   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state. The
+   * termination, sequencing and delivery checks) would deliver an activity, tried on a copy of the state (one copy
+   * for all the choice targets, see deliverableChoices). The
    * boolean answers are worked out when first read: read them before the engine runs another request.
    */
   validRequests(): ValidRequests {
     const t = this.tree;
     // The Navigation Request Process only reads the state: it runs on the engine's own tree.
     const processes = new SequencingProcesses(t);
-    const navOk = (req: NavigationRequest): boolean => {
-      try {
-        processes.navigationRequest(req);
-        return true;
-      } catch (e) {
-        if (e instanceof SequencingException) return false;
-        throw e;
-      }
-    };
-    // What would happen, on a copy of the state (termination included, as navigate() would do it); each trial gets
-    // its own copy, taken now (the booleans below are read later, after nothing has changed the state).
+    const navOk = (req: NavigationRequest): boolean => accepted(() => processes.navigationRequest(req));
+    // What would happen, on a copy of the state (termination included, as navigate() would do it), taken now (the
+    // booleans below are read later, after nothing has changed the state).
     const snapshot = cloneTrackingState(t.state);
-    const delivers = (req: NavigationRequest): boolean => new SequencingEngine(this.definition, cloneTrackingState(snapshot)).run(req, true).deliver !== undefined;
+    const previous = (): boolean => new SequencingEngine(this.definition, snapshot).run({ type: 'previous' }, true).deliver !== undefined;
     const cur = t.state.currentActivity;
-    const choice = this.definition.order.filter((id) => t.isAvailable(id) && id !== t.root && delivers({ type: 'choice', target: id }));
-    if (cur === undefined && delivers({ type: 'choice', target: t.root })) choice.unshift(t.root);
+    const choice = this.deliverableChoices(processes);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
     return new LazyValidRequests(choice, jump, {
       start: () => navOk({ type: 'start' }),
       resumeAll: () => navOk({ type: 'resumeAll' }),
       continue: () => navOk({ type: 'continue' }),
-      previous: () => navOk({ type: 'previous' }) && delivers({ type: 'previous' }),
+      previous: () => navOk({ type: 'previous' }) && previous(),
       exit: () => navOk({ type: 'exit' }),
       exitAll: () => navOk({ type: 'exitAll' }),
       suspendAll: () => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
       abandon: () => navOk({ type: 'abandon' }),
       abandonAll: () => navOk({ type: 'abandonAll' }),
     });
+  }
+
+  /**
+   * The activities a choice request would deliver now, as navigate() would run it (OP.1: NB.2.1, the termination of
+   * the current attempt, SB.2.9, the DB.1.1 checks). The termination is the same whatever the target: it runs once, on
+   * one copy of the state, and every target is tried from there without changing it (trying each target on its own
+   * copy cost the square of the activity count).
+   */
+  private deliverableChoices(processes: SequencingProcesses): string[] {
+    const t = this.tree;
+    const cur = t.state.currentActivity;
+    const targets = this.definition.order.filter((id) => id !== t.root && t.isAvailable(id));
+    if (cur === undefined) targets.unshift(t.root);
+    const allowed = targets.filter((id) => !processes.choiceRefusal(id));
+    if (!allowed.length) return [];
+    const trial = new SequencingEngine(this.definition, cloneTrackingState(t.state));
+    const p = new SequencingProcesses(trial.tree);
+    let seq: SequencingRequest = 'choice';
+    const terminated = accepted(() => {
+      if (cur !== undefined && t.s(cur).isActive) seq = p.terminationRequest('exit') ?? seq;
+    });
+    if (!terminated) return [];
+    // Post condition rules (or an exit at the root) replaced the choice: the answer is the same for every target.
+    if (seq !== 'choice') {
+      const request = seq;
+      return accepted(() => {
+        const outcome = p.sequencingRequest(request);
+        if (outcome.deliver === undefined) fail('OP.1', 'nothing to deliver');
+        else p.deliveryRequest(outcome.deliver);
+      })
+        ? allowed
+        : [];
+    }
+    return p.deliverableChoices(allowed);
   }
 
   /**
@@ -384,6 +411,17 @@ export class SequencingEngine {
     const m = /^(choice|jump)\.\{target=([^}]*)\}$/.exec(request);
     if (!m) return 'unknown';
     return valid[m[1] as 'choice' | 'jump'].includes(m[2]) ? 'true' : 'false';
+  }
+}
+
+/** The step ran without a sequencing exception. */
+function accepted(step: () => unknown): boolean {
+  try {
+    step();
+    return true;
+  } catch (e) {
+    if (e instanceof SequencingException) return false;
+    throw e;
   }
 }
 

@@ -5,7 +5,7 @@
  * Pure functions of an ActivityTree; errors carry the book's exception codes.
  */
 import { objectiveKey, type ActivityTree } from './activity-tree';
-import { fail } from './sequencing-exception';
+import { fail, SequencingException } from './sequencing-exception';
 import { SequencingRequests, type SequencingOutcome, type SequencingRequest } from './sequencing-requests';
 
 export type NavigationRequestType =
@@ -69,23 +69,9 @@ export class SequencingProcesses {
       case 'backward':
         return fail('NB.2.1-7', `The ${req.type} navigation request is not supported`);
       case 'choice': {
-        const target = req.target;
-        if (target === undefined || !t.has(target)) return fail('NB.2.1-11', `The choice target "${target ?? ''}" is not in the activity tree`);
-        const p = t.parent(target);
-        if (p !== undefined && !t.a(p).controlMode.choice) {
-          return fail('NB.2.1-10', `Choice is not allowed among the children of "${p}"`);
-        }
-        if (cur === undefined) return { sequencing: 'choice', target };
-        if (!t.areSiblings(cur, target)) {
-          const common = t.commonAncestor(cur, target);
-          for (const x of t.pathToRoot(cur)) {
-            if (x === common) break;
-            if (t.s(x).isActive && !t.a(x).controlMode.choiceExit) {
-              return fail('NB.2.1-8', `Choice would exit "${x}", whose choiceExit is false`);
-            }
-          }
-        }
-        return { ...(t.s(cur).isActive ? { termination: 'exit' as const } : {}), sequencing: 'choice', target };
+        const refused = this.choiceRefusal(req.target);
+        if (refused) throw refused;
+        return { ...(cur !== undefined && t.s(cur).isActive ? { termination: 'exit' as const } : {}), sequencing: 'choice', target: req.target };
       }
       case 'jump': {
         const target = req.target;
@@ -107,6 +93,25 @@ export class SequencingProcesses {
       default:
         return fail('NB.2.1-13', `Unknown navigation request "${String((req as { type: unknown }).type)}"`);
     }
+  }
+
+  /**
+   * NB.2.1 for a choice request: why it is not valid now (undefined: it is). Returned, not thrown: the valid requests
+   * ask it of every activity.
+   */
+  choiceRefusal(target: string | undefined): SequencingException | undefined {
+    const t = this.t;
+    const cur = this.current;
+    if (target === undefined || !t.has(target)) return new SequencingException('NB.2.1-11', `The choice target "${target ?? ''}" is not in the activity tree`);
+    const p = t.parent(target);
+    if (p !== undefined && !t.a(p).controlMode.choice) return new SequencingException('NB.2.1-10', `Choice is not allowed among the children of "${p}"`);
+    if (cur === undefined || t.areSiblings(cur, target)) return undefined;
+    const common = t.commonAncestor(cur, target);
+    for (const x of t.pathToRoot(cur)) {
+      if (x === common) break;
+      if (t.s(x).isActive && !t.a(x).controlMode.choiceExit) return new SequencingException('NB.2.1-8', `Choice would exit "${x}", whose choiceExit is false`);
+    }
+    return undefined;
   }
 
   // ================= TB.2.3 Termination Request Process =================
@@ -263,6 +268,26 @@ export class SequencingProcesses {
     } finally {
       this.pendingRetry = requests.retried;
     }
+  }
+
+  /**
+   * The targets (of those given) a choice request (SB.2.9, then the DB.1.1 checks) would deliver from the tree as it
+   * is, tried one after the other without changing it: the valid requests' lookahead, after the termination a choice
+   * begins with has run once.
+   */
+  deliverableChoices(targets: string[]): string[] {
+    const requests = new SequencingRequests(this.t, this, true);
+    return targets.filter((target) => {
+      try {
+        const outcome = requests.run('choice', target);
+        if (outcome.deliver === undefined) return false;
+        this.deliveryRequest(outcome.deliver);
+        return true;
+      } catch (e) {
+        if (e instanceof SequencingException) return false;
+        throw e;
+      }
+    });
   }
 
   /** Activity a retry request began a new attempt on (DB.2 resets its descendants). */

@@ -26,10 +26,22 @@ export class SequencingRequests {
   /** The activity a retry request begins a new attempt on. */
   retried?: string;
 
+  /**
+   * `lookahead`: the request is only tried (the valid requests), and the same object tries many: the tree must not
+   * change (a choice that cannot deliver ends no attempt, SB.2.9-9), so the preorder is worked out once.
+   */
   constructor(
     private readonly t: ActivityTree,
     private readonly attempts: AttemptEnding,
+    private readonly lookahead = false,
   ) {}
+
+  /** Preorder positions of the available activities ("forward of" comparisons of a choice). */
+  private preorderIndex?: Map<string, number>;
+  private position(id: string): number {
+    this.preorderIndex ??= new Map(this.t.preorder().map((x, i) => [x, i]));
+    return this.preorderIndex.get(id) ?? -1;
+  }
 
   private get current(): string | undefined {
     return this.t.state.currentActivity;
@@ -234,8 +246,8 @@ export class SequencingRequests {
     if (tp !== undefined && !t.a(tp).controlMode.choice) return fail('SB.2.9-4', `Choice is not allowed among the children of "${tp}"`);
     const cur = this.current;
     const common = cur !== undefined ? t.commonAncestor(cur, target) : t.root;
-    const order = t.preorder();
-    const forwardOf = (x: string, y: string): boolean => order.indexOf(x) > order.indexOf(y);
+    if (!this.lookahead) this.preorderIndex = undefined; // the tree may have changed since the last request
+    const forwardOf = (x: string, y: string): boolean => this.position(x) > this.position(y);
 
     if (cur === undefined || cur === target) {
       // Case 1 (target is the current activity) needs no checks; with no current activity, case 3 from the root.
@@ -289,6 +301,7 @@ export class SequencingRequests {
     if (t.isLeaf(target)) return { deliver: target };
     const r = this.flow(target, 'forward', true);
     if (!r.deliverable) {
+      if (this.lookahead) return fail('SB.2.9-9', `Nothing inside "${target}" can be delivered`);
       this.attempts.terminateDescendentAttempts(common);
       this.attempts.endAttempt(common);
       t.state.currentActivity = target;

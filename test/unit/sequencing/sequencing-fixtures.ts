@@ -54,3 +54,14 @@ export function step(engine: SequencingEngine, req: NavigationRequest | string, 
   if (r.ended) return 'END';
   return r.deliver ?? 'NONE';
 }
+
+/**
+ * The choice targets as the engine once found them: each target tried on its own copy of the whole engine, with the
+ * full navigation request (what `validRequests().choice` must still answer).
+ */
+export function choicesOneByOne(engine: SequencingEngine): string[] {
+  const def = engine.definition;
+  const saved = JSON.stringify(engine.serialize());
+  const targets = engine.currentActivity === undefined ? def.order : def.order.filter((id) => id !== def.root);
+  return targets.filter((id) => SequencingEngine.restore(def, saved).navigate({ type: 'choice', target: id }).deliver !== undefined);
+}
