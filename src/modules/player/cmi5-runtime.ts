@@ -53,7 +53,7 @@ export interface InstanceKey {
 }
 
 /** Changes the tree of an instance from statements and stores it like a commit (PlayerService.applyStatementProgress); false: nothing changed. */
-export type StatementProgressStore = (where: InstanceKey, change: (tree: ActivityResult) => { completedAt: Date | null } | false) => Promise<boolean>;
+export type StatementProgressStore = (where: InstanceKey, change: (tree: ActivityResult) => { completedAt: Date | null; seconds?: number; ended?: boolean } | false, launchHistoryId?: string | null) => Promise<boolean>;
 
 /** A statement that changes the AU's record: a result (completed, passed, failed, a waiver) or a session's duration. */
 interface CmiResult {
@@ -322,8 +322,11 @@ export class Cmi5Runtime implements OnModuleInit {
       const scaled: unknown = s.result?.score?.scaled;
       if (defined && (verb === VERB.completed || verb === VERB.passed || verb === VERB.failed)) results.push({ verb, at: new Date(String(s.timestamp)), ...(typeof scaled === 'number' ? { scaled } : {}) });
       // The session's duration (cmi5 9.5.4.1: terminated carries the whole session's) is the AU's tracked time.
-      const seconds = defined && verb === VERB.terminated && typeof s.result?.duration === 'string' ? parseIsoDuration(String(s.result.duration)) : null;
-      if (seconds !== null) results.push({ verb, at: new Date(String(s.timestamp)), seconds });
+      // terminated ends the launch: its exit time, even without a duration.
+      if (defined && verb === VERB.terminated) {
+        const seconds = typeof s.result?.duration === 'string' ? parseIsoDuration(String(s.result.duration)) : null;
+        results.push({ verb, at: new Date(String(s.timestamp)), seconds: seconds ?? 0 });
+      }
       /* eslint-enable @typescript-eslint/no-unsafe-member-access */
     }
     const ids = await store();
@@ -336,7 +339,7 @@ export class Cmi5Runtime implements OnModuleInit {
     });
     if (results.length > 0 && row.settings?.tracking && row.registrationId) {
       const course = await this.courseOf(row);
-      if (course) await this.record({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, course, next, results);
+      if (course) await this.record({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, course, next, results, row.launchHistoryId);
     }
     return ids;
   }
@@ -347,6 +350,7 @@ export class Cmi5Runtime implements OnModuleInit {
     course: { courseId: string; launchables: LaunchableActivity[] },
     state: Pick<Cmi5SessionState, 'id' | 'auId' | 'registration' | 'actor'>,
     results: CmiResult[],
+    launchHistoryId?: string | null,
   ): Promise<void> {
     if (!this.progress) return;
     const aus = ausOf(course.launchables);
@@ -355,9 +359,11 @@ export class Cmi5Runtime implements OnModuleInit {
       const node = findActivity(tree, state.auId);
       if (!node) return false;
       let completedAt: Date | null = null;
+      let seconds = 0;
       for (const r of results) {
         if (r.seconds !== undefined) {
           node.timeTracked = formatTracked(trackedSeconds(node.timeTracked) + r.seconds);
+          seconds += r.seconds;
           continue;
         }
         if (r.verb !== VERB.failed && node.activityCompletion !== 'COMPLETED') completedAt = r.at;
@@ -365,8 +371,10 @@ export class Cmi5Runtime implements OnModuleInit {
       }
       const before = tree.activityCompletion;
       newly = rollUpCmi5(tree, aus);
-      return { completedAt: tree.activityCompletion === 'COMPLETED' && before !== 'COMPLETED' ? (completedAt ?? new Date()) : null };
-    });
+      // The launch's time is its sessions' durations, and it ends with terminated (cmi5 9.5.4.1: the last statement of a session).
+      const ended = results.some((r) => r.verb === VERB.terminated);
+      return { completedAt: tree.activityCompletion === 'COMPLETED' && before !== 'COMPLETED' ? (completedAt ?? new Date()) : null, seconds, ended };
+    }, launchHistoryId);
     const facts = { sessionId: state.id, registration: state.registration, actor: state.actor };
     await this.issue(where.appId, this.satisfiedStatements(where.appId, course.courseId, facts, newly, new Date()));
   }

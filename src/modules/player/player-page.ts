@@ -38,6 +38,8 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     tracking: model.tracking && !model.aicc && !model.xapi,
     aiccUrl: model.aicc ? 'aicc' : null,
     noApi: model.xapi === true,
+    // xAPI and cmi5 launches: the page tells the server when the learner leaves it (the launch's exit; xAPI: its time).
+    exitUrl: model.tracking && model.xapi ? 'exit' : null,
     ownWindow: model.ownWindow === true,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
@@ -361,7 +363,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function openContent(url, ownWindow) {
     contentUrl = url;
     // cmi5 launchMethod OwnWindow: the AU replaces this page; its returnURL leads back.
-    if (ownWindow === undefined ? cfg.ownWindow : ownWindow) { location.assign(url); return; }
+    // The AU replaces this page (cmi5 OwnWindow): the learner has not left, the AU's terminated ends the launch.
+    if (ownWindow === undefined ? cfg.ownWindow : ownWindow) { cfg.exitUrl = null; location.assign(url); return; }
     if (!windowed) { $('lcds-sco').src = url; return; }
     if (popup && !popup.closed) { popup.location.href = url; popup.focus(); return; }
     var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? 'popup=yes,toolbar=no,location=no,menubar=no,status=no,resizable=yes,scrollbars=yes' : '';
@@ -443,6 +446,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function leaving() {
     if (unloading) return;
     unloading = true;
+    if (cfg.exitUrl) { try { navigator.sendBeacon(cfg.exitUrl); } catch (e) { /* the launch keeps no exit time */ } }
     // The SCO may still be running (tab closed mid-lesson): send its current state now, with keepalive.
     if (!finished && !terminated && cfg.tracking) {
       var payload = withShared(api, { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true, initialized: api.currentState > 0 });

@@ -130,6 +130,23 @@ export class PlayerController {
     }
   }
 
+  /**
+   * The player page is going away (its unload beacon): the launch of an xAPI course ends (its exit time, and the time
+   * since the launch is the launch's and the registration's); a cmi5 launch that sent no terminated gets its exit time.
+   */
+  @Post('s/:token/exit')
+  @HttpCode(204)
+  @PublicEndpoint()
+  async leave(@Param('token') token: string, @Res() res: Response) {
+    try {
+      await this.player.leave(token);
+      res.status(204).end();
+    } catch (err) {
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message });
+      else throw err;
+    }
+  }
+
   /** The viewer of a media course, where the SCO of another course would run. */
   @Get('s/:token/media')
   @PublicEndpoint()

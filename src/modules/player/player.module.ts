@@ -37,6 +37,6 @@ export class PlayerModule implements OnModuleInit {
   onModuleInit(): void {
     this.launchLinks.register((req) => this.player.issueLink(req));
     this.xapiProgress.register((appId, registration, statements) => this.player.applyXapiResults(appId, registration, statements));
-    this.cmi5.registerProgressStore(async (where, change) => (await this.player.applyStatementProgress(where, (tree) => change(tree))) !== null);
+    this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.player.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
   }
 }

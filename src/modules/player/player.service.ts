@@ -29,6 +29,7 @@ import { applyXapiResults, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
 import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './learner-preference';
 import { CommitStore } from './commit-store';
+import { ATTEMPT_SETTING_IDS, launchesAsNoCredit, resetsRuntimeData, resetTimingOf, startNewAttempt } from './attempt-data';
 import { PlayerError } from './player-errors';
 import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
@@ -102,6 +103,16 @@ interface SessionContext {
   inst: RegistrationInstanceEntity | null;
   version: CourseVersionEntity;
   launchables: LaunchableActivity[];
+}
+
+/** What statements changed in a registration's tree (applyStatementProgress). */
+export interface StatementChange {
+  /** When the first statement that completed the registration was made (null: none did). */
+  completedAt: Date | null;
+  /** Seconds the statements add to the launch's time (a cmi5 session's duration). */
+  seconds?: number;
+  /** The launch ended (cmi5 terminated): its exit time is now. */
+  ended?: boolean;
 }
 
 /** Who a course preview runs as (no registration, no learner). */
@@ -292,8 +303,10 @@ export class PlayerService {
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
-    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS]);
+    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS]);
     const rollup = rollupRulesOf(scormVersion, values);
+    const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
+    const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
     let launchHistoryId: string | null = null;
@@ -302,14 +315,25 @@ export class PlayerService {
     if (claims.tracking) {
       launchHistoryId = randomUUID();
       const resuming = node?.runtime?.exit === 'suspend';
-      if (engine) applyEngine(inst.activityDetails, engine);
-      else {
-        if (node && !resuming) node.attempts += 1;
+      let wiped = false;
+      if (engine) {
+        // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
+        const before = node?.attempts ?? 0;
+        if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true);
+        applyEngine(inst.activityDetails, engine);
+      } else {
+        if (node && !resuming) {
+          wiped = startNewAttempt(node, resetRuntime, node.attempts, noCredit);
+          node.attempts += 1;
+        }
         // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
         if (cmi5) satisfiedFirst = rollUpCmi5(inst.activityDetails, ausOf(version.package?.launchables ?? []));
         else if (node) rollUp(inst.activityDetails, rollup);
       }
       const tree = inst.activityDetails;
+      // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
+      // and the launch history's.
+      const summary = engine || wiped ? summaryOf(tree, inst.completedAt, now) : null;
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,
@@ -319,9 +343,9 @@ export class PlayerService {
           launchTime: now,
           exitTime: null,
           lastRuntimeUpdate: null,
-          completion: inst.completion,
-          success: inst.success,
-          scoreScaled: inst.scoreScaled,
+          completion: summary?.completion ?? inst.completion,
+          success: summary?.success ?? inst.success,
+          scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled,
           totalSeconds: 0,
           historyLog: null,
         });
@@ -333,7 +357,8 @@ export class PlayerService {
             firstAccessAt: inst.firstAccessAt ?? now,
             lastAccessAt: now,
             updatedAt: now,
-            ...(engine ? { ...summaryOf(tree, inst.completedAt, now), sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
+            ...(summary ?? {}),
+            ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
           },
         );
         // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
@@ -354,6 +379,8 @@ export class PlayerService {
       standard: scormVersion,
       ...(passing !== undefined ? { passing } : {}),
       rollup,
+      ...(resetRuntime ? { resetRuntime } : {}),
+      ...(noCredit ? { noCredit: true as const } : {}),
       postbacks: this.postbacks.hasTarget(reg, values),
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
       ...(resumed ? { resumed } : {}),
@@ -536,14 +563,19 @@ export class PlayerService {
       const settings: PlayerSessionSettings = { ...s };
       if (s.tracking && ctx.inst?.activityDetails) {
         const tree = ctx.inst.activityDetails;
-        applyEngine(tree, engine);
-        const now = new Date();
         const node = launchable ? findActivity(tree, launchable.id) : null;
+        const before = node?.attempts ?? 0;
+        applyEngine(tree, engine);
+        // A delivery that began a new attempt (a retry, a choice of an activity whose attempt ended) starts on fresh data.
+        if (node && node.attempts > before) startNewAttempt(node, s.resetRuntime, before, true);
+        const now = new Date();
         const res = await this.instances.update(
           { ...where, commitSeq: ctx.inst.commitSeq },
           { activityDetails: tree, ...summaryOf(tree, ctx.inst.completedAt, now), sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine), lastAccessAt: now, updatedAt: now },
         );
         if (!res.affected) continue;
+        // What sequencing decided at the end of the attempt (rollup, an exit) is the launch's too.
+        await this.recordLaunch(session, tree, result.ended === true, now);
         if (launchable) settings.baseSeconds = trackedSeconds(node?.timeTracked);
       } else settings.seqState = serializeEngine(engine);
       if (launchable) {
@@ -565,6 +597,19 @@ export class PlayerService {
       };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
+  }
+
+  /**
+   * The session's launch history row as the registration stands after the player changed it outside a commit (a
+   * navigation request's rollup and exit, a switch of activity): its statuses, score and time; `ended`: its exit time.
+   */
+  private async recordLaunch(session: LiveSession, tree: ActivityResult, ended: boolean, now: Date): Promise<void> {
+    if (!session.launchHistoryId) return;
+    const launchSeconds = Math.max(0, trackedSeconds(tree.timeTracked) - (session.settings.launchBaseSeconds ?? trackedSeconds(tree.timeTracked)));
+    await this.dataSource.getRepository(LaunchHistoryEntity).update(
+      { appId: session.appId, id: session.launchHistoryId },
+      { completion: tree.activityCompletion, success: tree.activitySuccess, scoreScaled: tree.score?.scaled ?? null, totalSeconds: launchSeconds, lastRuntimeUpdate: now, ...(ended ? { exitTime: now } : {}) },
+    );
   }
 
   private pickActivity(version: CourseVersionEntity, preferred?: string): LaunchableActivity | undefined {
@@ -611,6 +656,7 @@ export class PlayerService {
       ...(typeof launchable.data.dataFromLms === 'string' ? { launchData: launchable.data.dataFromLms } : {}),
       ...(masteryScore !== undefined ? { masteryScore } : {}),
       ...(s.standard === '2004' && passing !== undefined ? { scaledPassingScore: passing } : {}),
+      ...(s.noCredit ? { noCredit: true } : {}),
     });
     // The preferences the SCO stored last; the link's culture is the language until the SCO sets one.
     Object.assign(cmi, learnerPreferenceCmi(s.standard, node?.runtime?.learnerPreference));
@@ -722,11 +768,15 @@ export class PlayerService {
       const now = new Date();
       let satisfiedFirst: NewlySatisfied[] = [];
       if (session.settings.tracking && inst && tree && node) {
-        if (node.runtime?.exit !== 'suspend') node.attempts += 1;
+        if (node.runtime?.exit !== 'suspend') {
+          startNewAttempt(node, session.settings.resetRuntime, node.attempts, session.settings.noCredit === true);
+          node.attempts += 1;
+        }
         if (cmi5) satisfiedFirst = rollUpCmi5(tree, ausOf(launchables));
         else rollUp(tree, rollupOf(session));
-        const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, lastAccessAt: now, updatedAt: now });
+        const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, ...summaryOf(tree, inst.completedAt, now), lastAccessAt: now, updatedAt: now });
         if (!res.affected) continue;
+        await this.recordLaunch(session, tree, false, now);
       }
       const passing = passingOf(launchable);
       const settings: PlayerSessionSettings = { ...session.settings, activityId: launchable.id, baseSeconds: trackedSeconds(node?.timeTracked) };
@@ -744,6 +794,38 @@ export class PlayerService {
       return this.activityLaunch(next, ctx, launchable);
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
+  }
+
+  /**
+   * The learner left the player page of an xAPI or cmi5 launch (its unload beacon; SCORM, AICC and media launches end
+   * with their final commit). The first call sets the launch's exit time. xAPI content reports no session time: the
+   * time from the launch to now is the launch's, added to the registration's. cmi5: the AU's terminated statement
+   * carries the session's duration and ends the launch (Cmi5Runtime); this only marks the exit of a launch whose AU
+   * never terminated.
+   */
+  async leave(token: string): Promise<void> {
+    const session = await this.requireSession(token);
+    const s = session.settings;
+    // SCORM, AICC and media sessions name their launch statements' subject; xAPI and cmi5 sessions do not.
+    if (!s.tracking || !session.launchHistoryId || s.statements) return;
+    const now = new Date();
+    const history = this.dataSource.getRepository(LaunchHistoryEntity);
+    // The page may say it twice (pagehide, beforeunload): the first call claims the exit.
+    const claimed = await history.update({ appId: session.appId, id: session.launchHistoryId, exitTime: IsNull() }, { exitTime: now });
+    if (!claimed.affected || s.cmi5) return;
+    const launch = await history.findOne({ where: { appId: session.appId, id: session.launchHistoryId }, select: { id: true, launchTime: true } });
+    if (!launch) return;
+    const seconds = Math.max(0, Math.round((now.getTime() - launch.launchTime.getTime()) / 1000));
+    const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
+    await this.applyStatementProgress(
+      where,
+      (tree, version) => {
+        if (version.learningStandard !== 'XAPI') return false;
+        tree.timeTracked = formatTracked(trackedSeconds(tree.timeTracked) + seconds);
+        return { completedAt: null, seconds, ended: true };
+      },
+      session.launchHistoryId,
+    );
   }
 
   /** Where the learner goes when the content sends them back (cmi5 returnURL): the link's redirectOnExitUrl, if any. */
@@ -824,12 +906,15 @@ export class PlayerService {
       node.runtime = { ...state.runtime, totalTime: formatTracked(total), timeTracked: formatTracked(total) };
       const preference = learnerPreferenceOf(s.standard, cmi, state.runtime.learnerPreference);
       if (preference) node.runtime.learnerPreference = preference;
-      node.activityCompletion = state.completion;
-      node.activitySuccess = state.success;
-      if (state.scoreScaled !== undefined) node.score = { scaled: state.scoreScaled };
+      // No credit (PlayerLaunchCompletedRegsAsNoCredit): the SCO's run-time data is kept, its results are not.
+      if (!s.noCredit) {
+        node.activityCompletion = state.completion;
+        node.activitySuccess = state.success;
+        if (state.scoreScaled !== undefined) node.score = { scaled: state.scoreScaled };
+        node.completionAmount = { scaled: state.completion === 'COMPLETED' ? 1 : Number(state.runtime.progressMeasure ?? 0) || 0 };
+      }
       node.timeTracked = formatTracked(total);
       node.suspended = state.suspended;
-      node.completionAmount = { scaled: state.completion === 'COMPLETED' ? 1 : Number(state.runtime.progressMeasure ?? 0) || 0 };
       if (node.attempts === 0) node.attempts = 1;
       // SCORM 2004: the sequencing engine tracks the activity (its objectives, global objectives) and rolls it up.
       let engine: SequencingEngine | undefined;
@@ -958,11 +1043,12 @@ export class PlayerService {
 
   /**
    * Progress from statements (xAPI courses' result statements, cmi5 AUs' statements): `change` updates the
-   * instance's tree (false: nothing to change), which is stored like a commit with the summary and the latest launch
-   * history (commit_seq advances, so it orders with other updates; retried when another update won), then a postback.
-   * Returns the stored tree, or null when nothing changed.
+   * instance's tree (false: nothing to change), which is stored like a commit with the summary and a launch history
+   * row, the launch's (`launchHistoryId`) or else the latest (commit_seq advances, so it orders with other updates;
+   * retried when another update won), then a postback. The change's `seconds` (a cmi5 session's duration) add to the
+   * launch's time; `ended` (cmi5 terminated) sets its exit time. Returns the stored tree, or null when nothing changed.
    */
-  async applyStatementProgress(where: InstanceKey, change: (tree: ActivityResult, version: CourseVersionEntity) => { completedAt: Date | null } | false): Promise<ActivityResult | null> {
+  async applyStatementProgress(where: InstanceKey, change: (tree: ActivityResult, version: CourseVersionEntity) => StatementChange | false, launchHistoryId?: string | null): Promise<ActivityResult | null> {
     const { appId } = where;
     for (let attempt = 0; attempt < 5; attempt++) {
       const inst = await this.instances.findOneBy(where);
@@ -974,7 +1060,9 @@ export class PlayerService {
       if (!applied) return null;
       const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
       const useTimestamp = values.get('UseStatementTimestampInRegistrationUpdates') !== 'false';
-      const latest = await this.dataSource.getRepository(LaunchHistoryEntity).findOne({ where, order: { launchTime: 'DESC' }, select: { id: true, totalSeconds: true } });
+      const latest = await this.dataSource
+        .getRepository(LaunchHistoryEntity)
+        .findOne({ where: launchHistoryId ? { appId, id: launchHistoryId } : where, order: { launchTime: 'DESC' }, select: { id: true, totalSeconds: true } });
       const stored = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: jsonColumn.to(tree) as string,
         completion: tree.activityCompletion,
@@ -985,8 +1073,8 @@ export class PlayerService {
         suspendedActivityId: null,
         commitSeq: inst.commitSeq + 1,
         launchHistoryId: latest?.id ?? null,
-        launchSeconds: latest?.totalSeconds ?? 0,
-        final: false,
+        launchSeconds: (latest?.totalSeconds ?? 0) + (applied.seconds ?? 0),
+        final: applied.ended === true,
         ...(useTimestamp && applied.completedAt ? { at: applied.completedAt } : {}),
       });
       if (!stored) continue;

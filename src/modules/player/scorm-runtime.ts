@@ -196,7 +196,7 @@ export function activityStateOf(version: ScormVersion, cmi: FlatCmi, previous: R
 /** The cmi.objectives.n elements a resumed SCORM 2004 attempt gets back. */
 const RESUMED_OBJECTIVE_FIELDS = ['id', 'success_status', 'completion_status', 'progress_measure', 'description', 'score.scaled', 'score.raw', 'score.min', 'score.max'];
 
-export function initialCmi(version: ScormVersion, runtime: Runtime | undefined, learner: { id: string; name: string }, extra: { launchData?: string; masteryScore?: number; scaledPassingScore?: number; totalSeconds: number }): FlatCmi {
+export function initialCmi(version: ScormVersion, runtime: Runtime | undefined, learner: { id: string; name: string }, extra: { launchData?: string; masteryScore?: number; scaledPassingScore?: number; totalSeconds: number; noCredit?: boolean }): FlatCmi {
   const rt = runtime ?? {};
   const resumed = rt.exit === 'suspend';
   const started = rt.completionStatus !== undefined && rt.completionStatus !== 'unknown' && rt.completionStatus !== 'not attempted';
@@ -206,7 +206,7 @@ export function initialCmi(version: ScormVersion, runtime: Runtime | undefined, 
     out['cmi.core.student_id'] = learner.id;
     out['cmi.core.student_name'] = learner.name;
     out['cmi.core.entry'] = entry;
-    out['cmi.core.credit'] = rt.credit ?? 'credit';
+    out['cmi.core.credit'] = extra.noCredit ? 'no-credit' : 'credit';
     out['cmi.core.lesson_mode'] = rt.mode ?? 'normal';
     out['cmi.core.lesson_location'] = rt.location ?? '';
     out['cmi.core.total_time'] = scorm12Time(extra.totalSeconds);
@@ -220,7 +220,7 @@ export function initialCmi(version: ScormVersion, runtime: Runtime | undefined, 
     out['cmi.learner_id'] = learner.id;
     out['cmi.learner_name'] = learner.name;
     out['cmi.entry'] = entry;
-    out['cmi.credit'] = rt.credit ?? 'credit';
+    out['cmi.credit'] = extra.noCredit ? 'no-credit' : 'credit';
     out['cmi.mode'] = rt.mode ?? 'normal';
     out['cmi.location'] = rt.location ?? '';
     out['cmi.total_time'] = isoDuration(extra.totalSeconds);
