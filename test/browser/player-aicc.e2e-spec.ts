@@ -40,6 +40,28 @@ window.finish = function () {
 <input type="hidden" name="session_id"><textarea name="aicc_data" hidden></textarea></form>
 <iframe name="sink" id="sink" style="display:none"></iframe></body></html>`;
 
+/**
+ * An AU that looks its launch parameters up case-sensitively, upper case only (CMI001 says the names are
+ * case-insensitive; many AUs read only AICC_SID / AICC_URL), and posts upper-case field, group and keyword names.
+ */
+const UPPER_CASE_AU = `<!doctype html><html><head><meta charset="utf-8"><title>AICC AU</title><script>
+var q = new URLSearchParams(location.search), sid = q.get('AICC_SID'), url = q.get('AICC_URL');
+function post(command, data) {
+  return fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'COMMAND=' + command + '&VERSION=4.0&SESSION_ID=' + encodeURIComponent(sid) + '&AICC_DATA=' + encodeURIComponent(data || '') }).then(function (r) { return r.text(); });
+}
+window.onload = function () {
+  if (!sid || !url) { document.getElementById('state').textContent = 'no AICC_SID / AICC_URL'; return; }
+  post('GETPARAM').then(function (text) {
+    if (!/error=0/.test(text)) throw new Error(text);
+    return post('PUTPARAM', '[CORE]\\r\\nLESSON_STATUS=C\\r\\nSCORE=75\\r\\nTIME=00:01:00\\r\\n[CORE_LESSON]\\r\\nupper=yes\\r\\n');
+  }).then(function (text) {
+    if (!/error=0/.test(text)) throw new Error(text);
+    return post('EXITAU');
+  }).then(function (text) { document.getElementById('state').textContent = /error=0/.test(text) ? 'exited' : text; }, function (e) { document.getElementById('state').textContent = String(e); });
+};
+</script></head><body><p id="state">loading</p></body></html>`;
+
 describe('player: AICC courses over HACP in a real browser', () => {
   let s: TestServer;
   let app: string;
@@ -48,6 +70,7 @@ describe('player: AICC courses over HACP in a real browser', () => {
   const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'gen-aicc', { name: 'gen-aicc.zip', data: await aiccPackage(AU_PAGE, { masteryScore: '80' }), type: 'application/zip' });
     await importCourse(s.api, app, 'complex', fixture('aicc-complex-pre-ort.zip'));
+    await importCourse(s.api, app, 'upper-aicc', { name: 'upper-aicc.zip', data: await aiccPackage(UPPER_CASE_AU), type: 'application/zip' });
   });
   const auFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
 
@@ -80,6 +103,20 @@ describe('player: AICC courses over HACP in a real browser', () => {
     await again.close();
   });
 
+  it('an AU that reads only AICC_SID / AICC_URL (case-sensitively) and posts upper-case names reports over HACP', async () => {
+    await createReg('r-upper', 'upper-aicc');
+    const page = await openPage(context, await link('r-upper'));
+    // The AU's ExitAU ends the lesson (the player hides the frame and says so).
+    const state = await waitFor(() => page.frameLocator('#lcds-sco').locator('#state').textContent(), (v) => v !== 'loading');
+    expect(state).toBe('exited');
+    await page.locator('#lcds-done').waitFor({ state: 'visible' });
+    const p = await waitFor(() => progress('r-upper'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', totalSecondsTracked: 60 });
+    expect(p.activityDetails.children[0]).toMatchObject({ id: 'A1', activityCompletion: 'COMPLETED' });
+    expect(p.activityDetails.children[0].runtime).toMatchObject({ suspendData: 'upper=yes', scoreRaw: '75' });
+    await page.close();
+  });
+
   it('frames the AUs of the AICC fixture with the nav bar; each reports over HACP and the course rolls up', async () => {
     await createReg('r-complex', 'complex');
     const page = await openPage(context, await link('r-complex'));
@@ -90,15 +127,15 @@ describe('player: AICC courses over HACP in a real browser', () => {
     for (const [i, au] of ['A1', 'A2', 'A3'].entries()) {
       const frame = (await waitFor(() => Promise.resolve(auFrame(page)), (f) => !!f && f.url().includes(`${['intro', 'scenario', 'assessment'][i]}.html`)))!;
       const q = new URL(frame.url()).searchParams;
-      expect(q.get('aicc_url')).toBe(`${s.config.publicUrl}/player/hacp`);
-      sids.push(q.get('aicc_sid')!);
+      expect(q.get('AICC_URL')).toBe(`${s.config.publicUrl}/player/hacp`);
+      sids.push(q.get('AICC_SID')!);
       // The fixture's AU pages are static: post HACP from inside the AU frame, as its script would.
       const answers = await frame.evaluate(
         async ([sid, url, status]) => {
           const post = async (command: string, data = '') => (await fetch(url, { method: 'POST', body: new URLSearchParams({ command, version: '4.0', session_id: sid, aicc_data: data }) })).text();
           return [await post('GetParam'), await post('PutParam', `[Core]\r\nLesson_Status=${status}\r\nScore=${status === 'passed' ? '90' : ''}\r\nTime=00:00:30\r\n`), await post('ExitAU')];
         },
-        [q.get('aicc_sid')!, q.get('aicc_url')!, au === 'A3' ? 'passed' : 'completed'] as const,
+        [q.get('AICC_SID')!, q.get('AICC_URL')!, au === 'A3' ? 'passed' : 'completed'] as const,
       );
       expect(answers[0]).toContain(`Student_ID=learner-aicc\r\n`);
       expect(answers.every((a) => a.startsWith('error=0\r\n'))).toBe(true);

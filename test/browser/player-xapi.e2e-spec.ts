@@ -33,6 +33,27 @@ window.finish = function () {
 };
 </script></head><body><p id="state">loading</p><button id="finish" onclick="window.finish()">Finish</button></body></html>`;
 
+/**
+ * TinCan content that reads its query as ADL's xAPIWrapper, Lectora exports and many others do: split on `&` and `=`,
+ * each part through decodeURIComponent (which leaves a `+` as it is), then calls the LRS with fetch. `lcdsRun(steps)`
+ * runs LRS calls in order and answers their statuses; the calls use the launch credential as given.
+ */
+const DECODING_CONTENT = `<!doctype html><html><head><meta charset="utf-8"><title>TinCan</title><script>
+var p = {};
+location.search.slice(1).split('&').forEach(function (pair) { var i = pair.indexOf('='); if (i > 0) p[decodeURIComponent(pair.slice(0, i))] = decodeURIComponent(pair.slice(i + 1)); });
+var actor = JSON.parse(p.actor);
+function lrs(method, path, body, extra) {
+  var headers = { 'Authorization': p.auth, 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' };
+  for (var k in extra || {}) headers[k] = extra[k];
+  return fetch(p.endpoint + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(function (r) { return r.status; });
+}
+window.lcdsRun = function (steps) {
+  var out = [];
+  return steps.reduce(function (chain, s) { return chain.then(function () { return lrs(s[0], s[1], s[2], s[3]).then(function (st) { out.push(st); }); }); }, Promise.resolve()).then(function () { return out; });
+};
+window.onload = function () { document.getElementById('state').textContent = 'ready'; };
+</script></head><body><p id="state">loading</p></body></html>`;
+
 describe('player: xAPI (TinCan) courses in a real browser', () => {
   let s: TestServer;
   let app: string;
@@ -42,6 +63,7 @@ describe('player: xAPI (TinCan) courses in a real browser', () => {
     await importCourse(s.api, app, 'gen-tincan', { name: 'gen-tincan.zip', data: await tincanPackage(CONTENT), type: 'application/zip' });
     await importCourse(s.api, app, 'golf-tincan', fixture('xapi-tincan-golfexample.zip'));
     await importCourse(s.api, app, 'locator-tincan', fixture('xapi-tincan-locator.zip'));
+    await importCourse(s.api, app, 'decode-tincan', { name: 'decode-tincan.zip', data: await tincanPackage(DECODING_CONTENT), type: 'application/zip' });
   });
   const contentFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
 
@@ -57,6 +79,61 @@ describe('player: xAPI (TinCan) courses in a real browser', () => {
     expect(await frame.textContent('#state')).toBe('sent');
     const p = await waitFor(() => progress('rt-gen'), (v) => v.registrationSuccess === 'PASSED');
     expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: { scaled: 0.9 } });
+    await page.close();
+  });
+
+  /** The decoding content of a fresh registration, ready in the player frame; its launch parameters as it read them. */
+  const decodingContent = async (registrationId: string) => {
+    await createReg(registrationId, 'decode-tincan');
+    const page = await openPage(context, await link(registrationId));
+    await waitFor(async () => (await contentFrame(page)?.textContent('#state').catch(() => null)) ?? null, (v) => v === 'ready');
+    const frame = contentFrame(page)!;
+    const launch = await frame.evaluate<{ auth: string; actor: string; registration: string; activity_id: string }>('p');
+    const run = (steps: unknown[][]) => frame.evaluate<number[]>(`lcdsRun(${JSON.stringify(steps)})`);
+    return { page, launch, run };
+  };
+
+  it('content that decodes its query with decodeURIComponent gets the credential and the learner name right: 200s from the LRS', async () => {
+    const { page, launch, run } = await decodingContent('rt-decode');
+    expect(launch.auth).toMatch(/^Basic [A-Za-z0-9+/=]+$/);
+    expect(JSON.parse(launch.actor).name).toBe('Turing, Alan');
+    const actor = JSON.parse(launch.actor);
+    const passed = { actor, verb: { id: 'http://adlnet.gov/expapi/verbs/passed', display: { 'en-US': 'passed' } }, object: { objectType: 'Activity', id: launch.activity_id }, result: { success: true, completion: true }, context: { registration: launch.registration } };
+    expect(await run([['POST', 'statements', [passed]], ['GET', `statements?registration=${launch.registration}`]])).toEqual([200, 200]);
+    const xapiRegistration = (await call(`${s.api}/registrations/rt-decode`, { auth: app })).body.xapiRegistrationId as string;
+    const stored = (await (await fetch(`${s.config.publicUrl}/lrs/${s.firstStart.application.appId}/statements?registration=${xapiRegistration}`, { headers: { authorization: app, 'x-experience-api-version': '1.0.3' } })).json()) as { statements: Array<{ actor: { name?: string } }> };
+    expect(stored.statements.map((st) => st.actor.name)).toEqual(['Turing, Alan']);
+    const p = await waitFor(() => progress('rt-decode'), (v) => v.registrationSuccess === 'PASSED');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED' });
+    await page.close();
+  });
+
+  it('the launch credential keeps the content’s own data (activity profiles of its course, its learner’s agent profile) and nothing beyond', async () => {
+    const { page, launch, run } = await decodingContent('rt-documents');
+    const agent = encodeURIComponent(launch.actor);
+    const other = encodeURIComponent(JSON.stringify({ objectType: 'Agent', account: { homePage: s.config.publicUrl, name: 'someone-else' } }));
+    const course = encodeURIComponent(launch.activity_id);
+    const board = encodeURIComponent(`${launch.activity_id}/game/highscores`);
+    const create = { 'If-None-Match': '*' };
+    const statuses = await run([
+      // A game's high-score board under the course's activity, and on the course's activity itself.
+      ['PUT', `activities/profile?activityId=${board}&profileId=scores`, { best: 42 }, create],
+      ['GET', `activities/profile?activityId=${board}&profileId=scores`],
+      ['POST', `activities/profile?activityId=${course}&profileId=settings`, { level: 2 }],
+      ['GET', `activities/profile?activityId=${course}&profileId=settings`],
+      // The learner's own agent profile, and state in the registration.
+      ['PUT', `agents/profile?agent=${agent}&profileId=avatar`, { color: 'green' }, create],
+      ['GET', `agents/profile?agent=${agent}&profileId=avatar`],
+      ['PUT', `activities/state?activityId=${course}&agent=${agent}&registration=${launch.registration}&stateId=bookmark`, { page: 3 }],
+      // Beyond: another agent's profile, another course's activity (or one that only starts like this one), another registration's state.
+      ['GET', `agents/profile?agent=${other}&profileId=avatar`],
+      ['PUT', `agents/profile?agent=${other}&profileId=avatar`, { color: 'red' }, create],
+      ['GET', `activities/profile?activityId=${encodeURIComponent('https://example.com/other-course')}&profileId=scores`],
+      ['PUT', `activities/profile?activityId=${encodeURIComponent('https://example.com/other-course')}&profileId=scores`, { best: 1 }, create],
+      ['PUT', `activities/profile?activityId=${encodeURIComponent(`${launch.activity_id}-2`)}&profileId=scores`, { best: 1 }, create],
+      ['GET', `activities/state?activityId=${course}&agent=${agent}&registration=${crypto.randomUUID()}&stateId=bookmark`],
+    ]);
+    expect(statuses).toEqual([204, 200, 204, 200, 204, 200, 204, 403, 403, 403, 403, 403, 403]);
     await page.close();
   });
 

@@ -177,7 +177,9 @@ describe('LRS authorisation: credential cache, OAuth, launch tokens', () => {
         ['read everything', lrsCall('/statements', { auth: t.authorization }), 403, /registration=/],
         ['read another registration', lrsCall(`/statements?registration=${randomUUID()}`, { auth: t.authorization }), 403, /registration/],
         ['another learner’s state', lrsCall(`/activities/state?activityId=x&agent=${encodeURIComponent(JSON.stringify(other))}&stateId=s`, { auth: t.authorization }), 403, /State of its learner/],
-        ['write an activity profile', lrsCall('/activities/profile?activityId=x&profileId=p', { method: 'PUT', auth: t.authorization, json: {} }), 403, /may only read/],
+        ['write an activity profile', lrsCall('/activities/profile?activityId=x&profileId=p', { method: 'PUT', auth: t.authorization, json: {} }), 403, /activity profiles of its course/],
+        ['read an activity profile', lrsCall('/activities/profile?activityId=x&profileId=p', { auth: t.authorization }), 403, /activity profiles of its course/],
+        ['another learner’s profile', lrsCall(`/agents/profile?agent=${encodeURIComponent(JSON.stringify(other))}&profileId=p`, { auth: t.authorization }), 403, /profile of its learner/],
       ];
       for (const [what, pending, status, message] of cases) {
         const r = await pending;

@@ -25,12 +25,12 @@ describe('AICC over HACP: launch parameters, GetParam/PutParam/ExitAU, results t
   }, 60_000);
   afterAll(async () => s?.close());
 
-  it('launches the AU with aicc_sid and an absolute, URL-encoded aicc_url under PUBLIC_URL', async () => {
+  it('launches the AU with AICC_SID and an absolute, URL-encoded aicc_url under PUBLIC_URL', async () => {
     await createReg('r-launch', 'gen-aicc');
     const launched = await fetch(await link('r-launch'), { redirect: 'manual' });
     const html = await (await fetch(new URL(launched.headers.get('location')!, s.baseUrl))).text();
     const { sid, url, contentUrl } = aiccLaunchOf(html);
-    expect(contentUrl).toMatch(/^content\/au\/index\.html\?aicc_sid=[0-9a-f]+&aicc_url=http%3A%2F%2F/);
+    expect(contentUrl).toMatch(/^content\/au\/index\.html\?AICC_SID=[0-9a-f]+&AICC_URL=http%3A%2F%2F/);
     expect(sid).toMatch(/^[0-9a-f]{64}$/);
     expect(url).toBe(`${s.config.publicUrl}/player/hacp`);
     // The page's own SCORM API records nothing for an AICC course: the AU reports over HACP.
@@ -142,7 +142,7 @@ describe('AICC over HACP: launch parameters, GetParam/PutParam/ExitAU, results t
         const switched = await fetch(`${page}activity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ activityId: au }) });
         const next = (await switched.json()) as { activityId: string; contentUrl: string };
         expect(next.activityId).toBe(au);
-        const nextSid = new URL(next.contentUrl, 'http://x/').searchParams.get('aicc_sid')!;
+        const nextSid = new URL(next.contentUrl, 'http://x/').searchParams.get('AICC_SID')!;
         expect(nextSid).not.toBe(currentSid);
         // The AU the player left can no longer report.
         expect((await hacp(url, 'GetParam', currentSid)).error).toBe('3');

@@ -211,9 +211,14 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
     const data = await launchData(l, auth);
     expect(data.launchMethod).toBe('OwnWindow');
-    const back = await fetch(data.returnURL as string, { redirect: 'manual' });
+    // The AU replaced the player page: a top-level navigation to the returnURL goes on to the redirectOnExitUrl.
+    const back = await fetch(data.returnURL as string, { redirect: 'manual', headers: { 'sec-fetch-dest': 'document' } });
     expect(back.status).toBe(303);
     expect(back.headers.get('location')).toBe('https://example.com/done');
+    // In a frame (an AnyWindow AU in the player), the page hands back to the player (its script), which stays.
+    const framed = await fetch(data.returnURL as string, { redirect: 'manual', headers: { 'sec-fetch-dest': 'iframe' } });
+    expect(framed.status).toBe(200);
+    expect(await framed.text()).toContain('auReturned');
     // The first session was abandoned by the second launch: its fetch URL is over.
     expect(await fetchToken(first.fetch)).toMatchObject({ 'error-code': '2' });
   });

@@ -11,11 +11,11 @@ export async function aiccPackage(page: string, au: { masteryScore?: string; cor
   });
 }
 
-/** The aicc_sid and aicc_url of the AU in a player page's HTML (its config's contentUrl). */
+/** The AICC_SID and AICC_URL of the AU in a player page's HTML (its config's contentUrl). */
 export function aiccLaunchOf(html: string): { sid: string; url: string; contentUrl: string } {
   const config = JSON.parse(/<script id="lcds-config" type="application\/json">(.*?)<\/script>/s.exec(html)![1]) as { contentUrl: string };
   const q = new URL(config.contentUrl, 'http://x/').searchParams;
-  return { sid: q.get('aicc_sid')!, url: q.get('aicc_url')!, contentUrl: config.contentUrl };
+  return { sid: q.get('AICC_SID')!, url: q.get('AICC_URL')!, contentUrl: config.contentUrl };
 }
 
 /** One HACP request as an AU form-posts it; the answer's fields (error, error_text, aicc_data). */

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { HACP_PATH } from './aicc-hacp';
-import { PlayerError } from './player-errors';
+import { playerJson } from './player-errors';
 import { AiccHacpService, hacpRequestOf } from './aicc-hacp.service';
 
 /** AUs may be served from other hosts: the answers are readable cross-origin (a plain form post needs nothing). */
@@ -31,13 +31,7 @@ export class AiccHacpController {
   @Get('player/s/:token/aicc')
   @PublicEndpoint()
   async status(@Param('token') token: string, @Res() res: Response) {
-    res.setHeader('Cache-Control', 'no-store');
-    try {
-      res.json(await this.hacp.status(token));
-    } catch (err) {
-      if (err instanceof PlayerError) res.status(err.status).json({ message: err.message });
-      else throw err;
-    }
+    await playerJson(res, () => this.hacp.status(token));
   }
 
   @Options(HACP_PATH)

@@ -41,9 +41,13 @@ export function sessionIdOfAiccSid(sid: string): string | null {
   return m ? m.slice(1).join('-') : null;
 }
 
-/** `aicc_sid=…&aicc_url=…` for the AU's launch URL (both URL-encoded, as CMI001 A.3 asks). */
+/**
+ * `AICC_SID=…&AICC_URL=…` for the AU's launch URL (both URL-encoded, as CMI001 A.3 asks). The names are
+ * case-insensitive by CMI001, but many AUs look up only the upper-case ones, so they are sent upper case (as other
+ * LMSs do); the HACP side reads its field, group and keyword names in any case.
+ */
 export function aiccLaunchQuery(sid: string, hacpUrl: string): string {
-  return `aicc_sid=${encodeURIComponent(sid)}&aicc_url=${encodeURIComponent(hacpUrl)}`;
+  return `AICC_SID=${encodeURIComponent(sid)}&AICC_URL=${encodeURIComponent(hacpUrl)}`;
 }
 
 // ---- values -----------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import type { LaunchableActivity } from '../courses/packages/package-types';
 import type { ActivityResult } from '../registrations/registration-types';
 import type { Json } from '../xapi/lrs/statement-keys';
 import { formatTracked, trackedSeconds } from './scorm-runtime';
-import type { XapiAccountAgent } from './xapi-launch';
+import { launchParameters, type XapiAccountAgent } from './xapi-launch';
 
 export const CMI5_CATEGORY = 'https://w3id.org/xapi/cmi5/context/categories/cmi5';
 export const MOVEON_CATEGORY = 'https://w3id.org/xapi/cmi5/context/categories/moveon';
@@ -76,7 +76,7 @@ export function cmi5ActivityId(publicUrl: string, appId: string, courseId: strin
 
 /** The cmi5 launch parameters (cmi5 8.1), to append to the AU's own url query. */
 export function cmi5LaunchQuery(p: { endpoint: string; fetch: string; actor: XapiAccountAgent; registration: string; activityId: string }): string {
-  return new URLSearchParams({ endpoint: p.endpoint, fetch: p.fetch, actor: JSON.stringify(p.actor), registration: p.registration, activityId: p.activityId }).toString();
+  return launchParameters({ endpoint: p.endpoint, fetch: p.fetch, actor: JSON.stringify(p.actor), registration: p.registration, activityId: p.activityId });
 }
 
 /** What a cmi5 session (one launch of one AU) is about. */

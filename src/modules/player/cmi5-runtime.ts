@@ -275,7 +275,14 @@ export class Cmi5Runtime implements OnModuleInit {
     const claimed = await this.updateState(row.id, state.id, (cur) => (cur.fetched ? null : { ...cur, fetched: true }));
     if (!claimed.changed) return { 'error-code': '1', 'error-text': 'The authorization token has already been returned.' };
     const expiresInSeconds = Math.max(1, Math.floor((row.expiresAt.getTime() - Date.now()) / 1000));
-    const minted = this.lrsTokens.mint(row.appId, { registration: state.registration, actor: state.actor, expiresInSeconds, session: { player: row.id, cmi5: state.id } });
+    const minted = this.lrsTokens.mint(row.appId, {
+      registration: state.registration,
+      actor: state.actor,
+      expiresInSeconds,
+      // The AU's activity profiles: under the LMS's AU id, or its publisher's id (the grouping of its statements).
+      activities: [state.activityId, state.auId],
+      session: { player: row.id, cmi5: state.id },
+    });
     return { 'auth-token': minted.authToken };
   }
 

@@ -1,3 +1,5 @@
+import type { Response } from 'express';
+
 /** A learner-facing failure: rendered as a small HTML page (or JSON for the player's own requests), never a stack. */
 export class PlayerError extends Error {
   constructor(
@@ -7,6 +9,17 @@ export class PlayerError extends Error {
   ) {
     super(message);
     this.name = 'PlayerError';
+  }
+}
+
+/** Answers the player page's own JSON request (`no-store`): what `run` returns, or a PlayerError as its status and message. */
+export async function playerJson(res: Response, run: () => Promise<unknown>): Promise<void> {
+  res.setHeader('Cache-Control', 'no-store');
+  try {
+    res.json(await run());
+  } catch (err) {
+    if (err instanceof PlayerError) res.status(err.status).json({ message: err.message });
+    else throw err;
   }
 }
 

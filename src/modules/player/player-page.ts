@@ -40,6 +40,8 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     noApi: model.xapi === true,
     // xAPI and cmi5 launches: the page tells the server when the learner leaves it (the launch's exit; xAPI: its time).
     exitUrl: model.tracking && model.xapi ? 'exit' : null,
+    // xAPI and cmi5 content reports to the LRS: the table of contents asks the server for the activities' status.
+    statusUrl: multi && model.xapi === true && model.tracking ? 'status' : null,
     ownWindow: model.ownWindow === true,
     redirectOnExitUrl: model.redirectOnExitUrl,
     autocommitSeconds,
@@ -244,7 +246,9 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     current: function () { return current.activityId; },
     /** SCORM 2004: the valid navigation requests the server sent last. */
     validRequests: function () { return sq ? sq.nav : null; },
-    state: function () { return { seq: seq, pending: !!pending, sending: sending, failures: failures, finished: finished, activityId: current.activityId, busy: busy }; }
+    state: function () { return { seq: seq, pending: !!pending, sending: sending, failures: failures, finished: finished, activityId: current.activityId, busy: busy }; },
+    /** A cmi5 AU's returnURL page, in the player's frame or window: the AU is done. */
+    auReturned: function () { auReturned(); }
   };
 
   function afterSettled() {
@@ -489,6 +493,26 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     }, function () {}).then(function () { setTimeout(watchAicc, 1500); });
   }
   if (cfg.aiccUrl) setTimeout(watchAicc, 1500);
+  // xAPI / cmi5: the content reports to the LRS; the table of contents follows the registration from the server.
+  function refreshStatus() {
+    if (!cfg.statusUrl || unloading) return Promise.resolve();
+    return fetch(cfg.statusUrl, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
+      if (st && st.completion) for (var id in st.completion) markCompletion(id, st.completion[id]);
+    }, function () {});
+  }
+  function watchStatus() {
+    if (finished || unloading) return;
+    (terminated ? Promise.resolve() : refreshStatus()).then(function () { setTimeout(watchStatus, 4000); });
+  }
+  if (cfg.statusUrl) setTimeout(watchStatus, 4000);
+  /** A cmi5 AU went to its returnURL: it is done; a course of several AUs shows its table of contents, a one-AU course ends. */
+  function auReturned() {
+    if (busy || finished) return;
+    terminated = true;
+    if (!nav) { finished = true; afterSettled(); return; }
+    busy = true; renderNav();
+    blankContent().then(function () { busy = false; return refreshStatus(); }).then(renderNav);
+  }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();
 `;

@@ -10,6 +10,7 @@ import { messagePage, PlayerError } from './player-errors';
 import { MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
 import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
 import { PlayerService } from './player.service';
+import { returnPage } from './player-return-page';
 import { Cmi5Runtime } from './cmi5-runtime';
 
 /** Seconds after the last SetValue before scorm-again commits on its own. */
@@ -85,14 +86,19 @@ export class PlayerController {
     res.json(await this.cmi5.fetch(token));
   }
 
-  /** cmi5's returnURL: where an AU sends the learner when it is done (redirectOnExitUrl, or a page saying so). */
+  /**
+   * cmi5's returnURL: where an AU sends the learner when it is done. A top-level navigation (an OwnWindow AU that
+   * replaced the player page) goes on to the link's redirectOnExitUrl (or a page saying the course ended); an AU the
+   * player framed (or opened) gets a page that hands the learner back to the player, whose table of contents stays.
+   */
   @Get('s/:token/return')
   @PublicEndpoint()
-  async cmi5Return(@Param('token') token: string, @Res() res: Response) {
+  async cmi5Return(@Param('token') token: string, @Req() req: Request, @Res() res: Response) {
     await this.page(res, async () => {
       const target = await this.player.exitTarget(token);
       res.setHeader('Cache-Control', 'no-store');
-      if (target) res.redirect(303, target);
+      if (req.headers['sec-fetch-dest'] !== 'document') res.type('html').send(returnPage(target));
+      else if (target) res.redirect(303, target);
       else res.type('html').send(messagePage('You have left the course', 'The course has ended. You may close this window.'));
     });
   }

@@ -17,14 +17,16 @@ import { PlayerController } from './player.controller';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
 import { PlayerService } from './player.service';
+import { PlayerStatusController } from './player-status.controller';
+import { PlayerStatusService } from './player-status.service';
 import { XapiProgress } from './xapi-progress';
 import { Cmi5Runtime } from './cmi5-runtime';
 
 /** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
 @Module({
   imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
-  controllers: [PlayerController, AiccHacpController],
-  providers: [PlayerService, CommitStore, CommitEndpoint, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime],
+  controllers: [PlayerController, AiccHacpController, PlayerStatusController],
+  providers: [PlayerService, CommitStore, CommitEndpoint, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime, PlayerStatusService],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(

@@ -704,8 +704,10 @@ export class PlayerService {
     const registration = reg ? reg.xapiRegistrationId : session.id;
     const actor = xapiLearnerActor(this.config.publicUrl, learner);
     const expiresInSeconds = Math.max(1, Math.floor((new Date(session.expiresAt).getTime() - Date.now()) / 1000));
-    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds });
-    return xapiLaunchQuery({ endpoint: `${this.config.publicUrl}/lrs/${encodeURIComponent(session.appId)}/`, auth: authorization, actor, registration, activityId: version.xapiActivityId ?? version.rootActivity?.externalIdentifier ?? '' });
+    const activityId = version.xapiActivityId ?? version.rootActivity?.externalIdentifier ?? '';
+    // The content keeps its own data in the activity profiles of its course's activity (and the ids under it).
+    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds, activities: activityId ? [activityId] : [] });
+    return xapiLaunchQuery({ endpoint: `${this.config.publicUrl}/lrs/${encodeURIComponent(session.appId)}/`, auth: authorization, actor, registration, activityId });
   }
 
   async pageModel(token: string): Promise<PlayerPageModel> {

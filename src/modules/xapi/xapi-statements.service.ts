@@ -168,11 +168,13 @@ export class XapiStatementsService {
   }
 
   /** A statement by id; voided ones only with `voided: true`, non-voided ones only without it. */
-  async getStatement(appId: string, id: string, opts: { voided: boolean; format?: StatementFilters['format']; storedBy?: string }): Promise<StatementLookup> {
+  async getStatement(appId: string, id: string, opts: { voided: boolean; format?: StatementFilters['format']; storedBy?: string; registration?: string }): Promise<StatementLookup> {
     const what = opts.voided ? 'Voided statement' : 'Statement';
     if (!isUuid(id)) throw new InvalidInputError(`${opts.voided ? 'voidedStatementId' : 'statementId'} must be a UUID`);
     const row = await this.statements.findOneBy({ appId, id: id.toLowerCase() });
     if (!row || row.voided !== opts.voided || (opts.storedBy !== undefined && row.credentialId !== opts.storedBy)) throw new NotFoundError(what, id);
+    // A launch token reads only the statements of its registration; others are as absent to it as unknown ids.
+    if (opts.registration !== undefined && row.registration?.toLowerCase() !== opts.registration.toLowerCase()) throw new NotFoundError(what, id);
     return { statement: this.render(row, opts.format ?? 'exact'), stored: row.stored };
   }
 

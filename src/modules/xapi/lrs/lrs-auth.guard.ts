@@ -147,8 +147,11 @@ export class LrsAuthGuard implements CanActivate {
 
 /**
  * What a launch token may do: statements of its learner in its registration (reading them needs registration=…,
- * or a statement id), the State of its learner (in its registration), and reading activities, agents and profiles.
- * Anything else is 403 with the rule that refused it.
+ * or the id of a statement of its registration), the State of its learner (in its registration, when one is named),
+ * the Agent Profile of its learner, the Activity Profiles of its content's activities (the course's activity, or the
+ * cmi5 AU's, and the ids under it: `<id>/…`, `<id>#…`, `<id>?…`), and reading activities and agents. Anything else
+ * (another agent's profile, another course's activity profiles, another registration's state) is 403 with the rule
+ * that refused it.
  */
 export function checkLaunchScope(req: Request, grant: LrsLaunchGrant): void {
   const resource = req.path.replace(/^\/lrs\/[^/]+\/?/, '').replace(/\/+$/, '');
@@ -207,14 +210,27 @@ export function checkLaunchScope(req: Request, grant: LrsLaunchGrant): void {
     }
     case 'agents/profile':
       // Without an agent the request is malformed (400 from the controller), not forbidden.
-      if (!reading && param('agent') !== undefined && !sameAgent(param('agent'))) deny('writes only the profile of its learner');
+      if (param('agent') !== undefined && !sameAgent(param('agent'))) deny('reads and writes only the profile of its learner');
       return;
+    case 'activities/profile': {
+      const activityId = param('activityId');
+      if (activityId !== undefined && activityId !== '' && !grant.activities.some((root) => isUnder(activityId, root))) {
+        deny(`reads and writes only the activity profiles of its course's activities (${grant.activities.join(', ') || 'none'} and the ids under them)`);
+      }
+      return;
+    }
     case 'activities':
     case 'agents':
-    case 'activities/profile':
       if (!reading) deny(`may only read ${resource}`);
       return;
     default:
       deny(`may not use ${resource || 'this resource'}`);
   }
+}
+
+/** Whether an activity id is `root` or an id under it (root followed by `/`, `#`, `?` or `:`, or root ending so). */
+function isUnder(id: string, root: string): boolean {
+  if (id === root) return true;
+  if (!id.startsWith(root)) return false;
+  return /[/#?:]$/.test(root) || /^[/#?:]/.test(id.slice(root.length));
 }

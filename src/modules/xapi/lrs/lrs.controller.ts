@@ -99,7 +99,7 @@ export class LrsController {
       if (q.statementId !== undefined && q.voidedStatementId !== undefined) throw new InvalidInputError('Send statementId or voidedStatementId, not both');
       if (others.length > 0) throw new InvalidInputError(`With statementId or voidedStatementId only format and attachments may be sent; got ${others.join(', ')}`);
       const voided = q.voidedStatementId !== undefined;
-      const found = await this.statements.getStatement(p.appId, (q.voidedStatementId ?? q.statementId)!, { voided, format, storedBy });
+      const found = await this.statements.getStatement(p.appId, (q.voidedStatementId ?? q.statementId)!, { voided, format, storedBy, ...(p.launch ? { registration: p.launch.registration } : {}) });
       result = found.statement as unknown;
       statements = [found.statement];
       lastModified = found.stored;
