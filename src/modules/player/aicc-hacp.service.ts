@@ -13,6 +13,7 @@ import {
   parseHacpTable,
   putParamToCmi,
 } from './aicc-hacp';
+import { historyLine, LaunchHistoryLog } from '../registrations/launch-history-log';
 import { PlayerError } from './player-errors';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerService } from './player.service';
@@ -48,6 +49,7 @@ export class AiccHacpService {
   constructor(
     private readonly player: PlayerService,
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+    private readonly historyLog: LaunchHistoryLog,
   ) {}
 
   async handle(req: HacpRequest): Promise<string> {
@@ -76,6 +78,21 @@ export class AiccHacpService {
   private async run(command: HacpCommand, req: HacpRequest): Promise<string> {
     const found = await this.player.aiccSession(req.sessionId);
     if (!found) return hacpResponse(3);
+    const answer = await this.answer(command, req, found);
+    // The launch's history log: each command with its aicc_data (audit: its start) and the error code answered.
+    const { session } = found;
+    const rte = session.settings.history?.rte;
+    if (rte && session.launchHistoryId) {
+      const data = req.aiccData.trim().replace(/^(\s*au_password\s*=).*$/gim, '$1***');
+      const shown = rte === 'detailed' || data.length <= 200 ? data : `${data.slice(0, 200)}… (${data.length} characters)`;
+      const error = /error\s*=\s*(\d+)/i.exec(answer)?.[1] ?? '?';
+      const text = /error_text\s*=\s*(.*)/i.exec(answer)?.[1]?.trim();
+      await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('hacp', `${req.command}${shown ? ` aicc_data=${JSON.stringify(shown)}` : ''}: error ${error}${text ? ` (${text})` : ''}`));
+    }
+    return answer;
+  }
+
+  private async answer(command: HacpCommand, req: HacpRequest, found: NonNullable<Awaited<ReturnType<PlayerService['aiccSession']>>>): Promise<string> {
     const { session, token, launch, launchable } = found;
     const password = typeof launchable.data.auPassword === 'string' ? launchable.data.auPassword : '';
     const given = req.auPassword ?? /^\s*au_password\s*=\s*(.*?)\s*$/im.exec(req.aiccData)?.[1];
