@@ -35,6 +35,8 @@ export function hacpRequestOf(body: unknown): HacpRequest {
   return { command: (form['command'] ?? '').trim(), sessionId: (form['session_id'] ?? '').trim(), aiccData: form['aicc_data'] ?? '', ...(form['au_password'] !== undefined ? { auPassword: form['au_password'] } : {}) };
 }
 
+const isCommand = (command: string): command is HacpCommand => (HACP_COMMANDS as readonly string[]).includes(command);
+
 /**
  * The LMS side of HACP: GetParam answers from the activity's stored state, PutParam / PutInteractions /
  * PutObjectives / ExitAU turn into the flat SCORM 1.2 data model and go through the player's commit (with a seq
@@ -54,8 +56,7 @@ export class AiccHacpService {
 
   async handle(req: HacpRequest): Promise<string> {
     const command = req.command.toLowerCase() as HacpCommand;
-    if (!(HACP_COMMANDS as readonly string[]).includes(command)) return hacpResponse(1);
-    if (!req.sessionId) return hacpResponse(3);
+    if (!req.sessionId) return hacpResponse(isCommand(command) ? 3 : 1);
     const key = req.sessionId.toLowerCase();
     const run = (this.queues.get(key) ?? Promise.resolve()).then(() => this.run(command, req));
     const settled = run.catch(() => undefined);
@@ -77,8 +78,9 @@ export class AiccHacpService {
 
   private async run(command: HacpCommand, req: HacpRequest): Promise<string> {
     const found = await this.player.aiccSession(req.sessionId);
-    if (!found) return hacpResponse(3);
-    const answer = await this.answer(command, req, found);
+    if (!found) return hacpResponse(isCommand(command) ? 3 : 1);
+    // An unknown command of a session is answered (error 1) and logged like the others.
+    const answer = isCommand(command) ? await this.answer(command, req, found) : hacpResponse(1);
     // The launch's history log: each command with its aicc_data (audit: its start) and the error code answered.
     const { session } = found;
     const rte = session.settings.history?.rte;
