@@ -126,6 +126,11 @@ describe('AICC over HACP: launch parameters, GetParam/PutParam/ExitAU, results t
     expect(malformed.errorText).toMatch(/Lesson_Status "sleeping"/);
     expect((await hacp(url, 'PutParam', sid, '[Core]\r\nTime=ten minutes\r\n')).errorText).toMatch(/Time "ten minutes"/);
     expect((await progress('r-bad')).registrationCompletion).toBe('UNKNOWN');
+    // The launch's history log has the commands of its session, with their data and the error codes answered.
+    const log = (await call(`${s.api}/registrations/r-bad/launchHistory?includeHistoryLog=true`, { auth: app })).body.launchHistory[0].historyLog as string;
+    expect(log).toMatch(/ hacp FlyAway: error 1 \(Invalid Command\)\n/);
+    expect(log).toMatch(/ hacp PutParam aicc_data="\[Core\]\\r\\nLesson_Status=sleeping": error 1 \(Invalid aicc_data: .*Lesson_Status "sleeping".*\)\n/);
+    expect(log).not.toMatch(/GetParam/); // the bad session ids reach no launch
     // A preflight for XHR variants is answered for any origin.
     const pre = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://content.example.com', 'access-control-request-method': 'POST' } });
     expect(pre.status).toBe(204);

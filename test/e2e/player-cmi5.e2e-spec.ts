@@ -139,6 +139,40 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect((await fetch(`${l.endpoint}/activities/state?${q.toString()}`, { headers: { authorization: auth, ...X } })).status).toBe(401);
   });
 
+  it('an AU that sends initialized without reading cmi5LearnerPreferences is accepted and the lapse is in the launch history log; LcdsCmi5StrictMode refuses it', async () => {
+    const historyLog = async (reg: string) => (await call(`${s.api}/registrations/${reg}/launchHistory?includeHistoryLog=true`, { auth: app })).body.launchHistory.at(-1).historyLog as string;
+    // cmi5 11.0 makes reading the preferences the AU's obligation, and gives the LMS no right to refuse for it.
+    await createReg('rc-lapse', 'c-one');
+    const l = await launch('rc-lapse');
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const sessionId = (await launchData(l, auth)).contextTemplate.extensions[SESSION_EXT] as string;
+    const initialized = cmi5Statement(l, sessionId, 'initialized');
+    expect((await put(l.endpoint, auth, initialized)).status).toBe(204);
+    let log = await historyLog('rc-lapse');
+    expect(log).toContain(` lrs statement initialized ${String(initialized.id)}: accepted\n`);
+    expect(log).toMatch(/ cmi5 lapse of the AU \(accepted; LcdsCmi5StrictMode refuses it\): the AU must read the agent profile cmi5LearnerPreferences before initialized \(cmi5 11\.0\.0\.0-3\)\n/);
+    // What section 9 lets the LMS reject is still refused, and said in the log.
+    const again = cmi5Statement(l, sessionId, 'initialized');
+    expect((await put(l.endpoint, auth, again)).status).toBe(403);
+    expect(await historyLog('rc-lapse')).toContain(` lrs statement initialized ${String(again.id)}: refused: initialized may be sent once per session (cmi5 9.3.2.0-3)\n`);
+
+    // Strict mode (for AU developers): the lapse is refused.
+    await createReg('rc-strict', 'c-one');
+    expect((await call(`${s.api}/registrations/rc-strict/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'LcdsCmi5StrictMode', value: 'true' }] } })).status).toBe(204);
+    const st = await launch('rc-strict');
+    const strictAuth = `Basic ${(await fetchToken(st.fetch))['auth-token']}`;
+    const strictSession = (await launchData(st, strictAuth)).contextTemplate.extensions[SESSION_EXT] as string;
+    const refused = await put(st.endpoint, strictAuth, cmi5Statement(st, strictSession, 'initialized'));
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/cmi5LearnerPreferences before initialized \(cmi5 11\.0\.0\.0-3\)/);
+    const prefs = new URLSearchParams({ profileId: 'cmi5LearnerPreferences', agent: JSON.stringify(st.actor) });
+    expect((await fetch(`${st.endpoint}/agents/profile?${prefs.toString()}`, { headers: { authorization: strictAuth, ...X } })).status).toBe(404);
+    expect((await put(st.endpoint, strictAuth, cmi5Statement(st, strictSession, 'initialized'))).status).toBe(204);
+    log = await historyLog('rc-strict');
+    expect(log).toMatch(/ lrs statement initialized \S+: refused: the AU must read the agent profile cmi5LearnerPreferences/);
+    expect(log).toMatch(/ lrs read agent profile cmi5LearnerPreferences\n.* lrs statement initialized \S+: accepted\n/);
+  });
+
   it('a session left without terminated is abandoned at the next launch; completed is refused in a later session of the same registration', async () => {
     await createReg('rc-abandon', 'c-two');
     const l = await launch('rc-abandon');

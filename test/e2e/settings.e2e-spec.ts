@@ -55,8 +55,8 @@ describe('application configuration (GetApplicationConfiguration, SetApplication
     const r = await call<{ settingItems: Item[] }>(url('?includeMetadata=true'), { auth: app });
     expect(r.status).toBe(200);
     const list = r.body.settingItems;
-    // 173 catalogue ids, less the postback password which is never listed.
-    expect(list).toHaveLength(172);
+    // 174 catalogue ids, less the postback password which is never listed.
+    expect(list).toHaveLength(173);
     const ids = list.map((i) => i.id);
     expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
     expect(ids).not.toContain('ApiRollupRegistrationAuthPassword');
@@ -87,7 +87,7 @@ describe('application configuration (GetApplicationConfiguration, SetApplication
     expect(byId.get('UseModernPlayer')!.metadata!.learningStandards).toBeUndefined();
 
     const plain = await call<{ settingItems: Item[] }>(url(), { auth: app });
-    expect(plain.body.settingItems).toHaveLength(172);
+    expect(plain.body.settingItems).toHaveLength(173);
     expect(plain.body.settingItems.every((i) => i.metadata === undefined)).toBe(true);
   });
 

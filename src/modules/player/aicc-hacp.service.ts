@@ -13,6 +13,7 @@ import {
   parseHacpTable,
   putParamToCmi,
 } from './aicc-hacp';
+import { historyLine, LaunchHistoryLog } from '../registrations/launch-history-log';
 import { PlayerError } from './player-errors';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerService } from './player.service';
@@ -34,6 +35,8 @@ export function hacpRequestOf(body: unknown): HacpRequest {
   return { command: (form['command'] ?? '').trim(), sessionId: (form['session_id'] ?? '').trim(), aiccData: form['aicc_data'] ?? '', ...(form['au_password'] !== undefined ? { auPassword: form['au_password'] } : {}) };
 }
 
+const isCommand = (command: string): command is HacpCommand => (HACP_COMMANDS as readonly string[]).includes(command);
+
 /**
  * The LMS side of HACP: GetParam answers from the activity's stored state, PutParam / PutInteractions /
  * PutObjectives / ExitAU turn into the flat SCORM 1.2 data model and go through the player's commit (with a seq
@@ -48,12 +51,12 @@ export class AiccHacpService {
   constructor(
     private readonly player: PlayerService,
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+    private readonly historyLog: LaunchHistoryLog,
   ) {}
 
   async handle(req: HacpRequest): Promise<string> {
     const command = req.command.toLowerCase() as HacpCommand;
-    if (!(HACP_COMMANDS as readonly string[]).includes(command)) return hacpResponse(1);
-    if (!req.sessionId) return hacpResponse(3);
+    if (!req.sessionId) return hacpResponse(isCommand(command) ? 3 : 1);
     const key = req.sessionId.toLowerCase();
     const run = (this.queues.get(key) ?? Promise.resolve()).then(() => this.run(command, req));
     const settled = run.catch(() => undefined);
@@ -75,7 +78,23 @@ export class AiccHacpService {
 
   private async run(command: HacpCommand, req: HacpRequest): Promise<string> {
     const found = await this.player.aiccSession(req.sessionId);
-    if (!found) return hacpResponse(3);
+    if (!found) return hacpResponse(isCommand(command) ? 3 : 1);
+    // An unknown command of a session is answered (error 1) and logged like the others.
+    const answer = isCommand(command) ? await this.answer(command, req, found) : hacpResponse(1);
+    // The launch's history log: each command with its aicc_data (audit: its start) and the error code answered.
+    const { session } = found;
+    const rte = session.settings.history?.rte;
+    if (rte && session.launchHistoryId) {
+      const data = req.aiccData.trim().replace(/^(\s*au_password\s*=).*$/gim, '$1***');
+      const shown = rte === 'detailed' || data.length <= 200 ? data : `${data.slice(0, 200)}… (${data.length} characters)`;
+      const error = /error\s*=\s*(\d+)/i.exec(answer)?.[1] ?? '?';
+      const text = /error_text\s*=\s*(.*)/i.exec(answer)?.[1]?.trim();
+      await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('hacp', `${req.command}${shown ? ` aicc_data=${JSON.stringify(shown)}` : ''}: error ${error}${text ? ` (${text})` : ''}`));
+    }
+    return answer;
+  }
+
+  private async answer(command: HacpCommand, req: HacpRequest, found: NonNullable<Awaited<ReturnType<PlayerService['aiccSession']>>>): Promise<string> {
     const { session, token, launch, launchable } = found;
     const password = typeof launchable.data.auPassword === 'string' ? launchable.data.auPassword : '';
     const given = req.auPassword ?? /^\s*au_password\s*=\s*(.*?)\s*$/im.exec(req.aiccData)?.[1];

@@ -30,6 +30,8 @@ export interface Cmi5SessionState {
   abandoned?: boolean;
   /** cmi5 defined verbs the AU sent in this session (completed, passed, failed). */
   sent?: string[];
+  /** LcdsCmi5StrictMode: the AU's lapses that cmi5 does not let an LMS refuse are refused all the same. */
+  strict?: boolean;
 }
 
 /** The AU's status in the registration so far (the registration tree's node). */
@@ -43,8 +45,14 @@ const UTC = /(Z|[+-]00:?00)$/i;
  * Why the session refuses this statement (a message naming the cmi5 requirement), or null when it accepts it. `state`
  * is updated as if the statement were stored (for the next statement of the same batch); `record` is the AU's
  * status in the registration.
+ *
+ * What is refused: the statement rules of cmi5 section 9, which the LMS SHOULD reject (6.3, and what ADL's LMS test
+ * suite checks it rejects), voiding (6.3: an AU may not void), and the statements of launch modes that record no
+ * satisfaction (10.2.2). What the AU owes otherwise, which cmi5 gives the LMS no right to refuse for (reading
+ * cmi5LearnerPreferences before initialized, 11.0), is a lapse: pushed to `lapses` (the launch's history log says
+ * it) and accepted, unless the session is strict (LcdsCmi5StrictMode), which refuses it.
  */
-export function cmi5StatementProblem(state: Cmi5SessionState, record: AuRecord, s: Record<string, Json>): string | null {
+export function cmi5StatementProblem(state: Cmi5SessionState, record: AuRecord, s: Record<string, Json>, lapses?: string[]): string | null {
   const verb: string = typeof s.verb?.id === 'string' ? s.verb.id : '';
   if (s.actor?.objectType !== undefined && s.actor.objectType !== 'Agent') return 'the actor must be an Agent (cmi5 9.2.0.0-2)';
   if (agentKey(s.actor) !== agentKey(state.actor) || s.actor?.account === undefined) return 'the actor must be the launch actor, identified by its account (cmi5 9.2.0.0-3)';
@@ -77,7 +85,11 @@ export function cmi5StatementProblem(state: Cmi5SessionState, record: AuRecord, 
   switch (verb) {
     case VERB.initialized:
       if (state.initialized) return 'initialized may be sent once per session (cmi5 9.3.2.0-3)';
-      if (!state.preferencesRead) return 'the AU must read the agent profile cmi5LearnerPreferences before initialized (cmi5 11.0.0.0-3)';
+      if (!state.preferencesRead) {
+        const lapse = 'the AU must read the agent profile cmi5LearnerPreferences before initialized (cmi5 11.0.0.0-3)';
+        if (state.strict) return lapse;
+        lapses?.push(lapse);
+      }
       state.initialized = true;
       return null;
     case VERB.terminated:

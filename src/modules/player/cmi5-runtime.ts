@@ -12,6 +12,7 @@ import type { LaunchableActivity } from '../courses/packages/package-types';
 import { jsonColumn } from '../registrations/entities/json-column';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
+import { historyLine, LaunchHistoryLog } from '../registrations/launch-history-log';
 import type { ActivityResult } from '../registrations/registration-types';
 import { LEARNER_PREFERENCES } from '../xapi/lrs/cmi5-documents';
 import { LaunchSessions } from '../xapi/lrs/launch-sessions';
@@ -70,6 +71,13 @@ export type FetchAnswer = { 'auth-token': string } | { 'error-code': '1' | '2' |
 /** The AUs of a cmi5 course version, by publisher id. */
 export const ausOf = (launchables: readonly LaunchableActivity[]): Map<string, Cmi5Au> => new Map(launchables.map((l) => [l.id, cmi5AuOf(l)]));
 
+/** A statement in the history log: its verb (last segment) and id. */
+const statementLabel = (s: Record<string, Json>): string => {
+  /* eslint-disable-next-line @typescript-eslint/no-unsafe-member-access -- statements are free-form JSON */
+  const verb: unknown = s.verb?.id;
+  return `${typeof verb === 'string' ? (verb.split('/').pop() ?? verb) : '(no verb)'} ${typeof s.id === 'string' ? s.id : '(no id)'}`;
+};
+
 /** Applies a cmi5 defined result statement (completed, passed, failed) or a waiver to the AU's node. */
 function applyResult(node: ActivityResult, verb: string, scaled: number | undefined): void {
   if (verb === VERB.completed || verb === VERB.waived) {
@@ -104,6 +112,7 @@ export class Cmi5Runtime implements OnModuleInit {
     private readonly lrsTokens: LrsLaunchTokens,
     private readonly launchSessions: LaunchSessions,
     private readonly keys: KeyRing,
+    private readonly historyLog: LaunchHistoryLog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -167,6 +176,8 @@ export class Cmi5Runtime implements OnModuleInit {
     launchable: LaunchableActivity;
     launchMode: LaunchMode;
     satisfiedFirst: NewlySatisfied[];
+    /** LcdsCmi5StrictMode. */
+    strict: boolean;
     culture?: string;
     /** The AU's launch URL for a state (the player composes it: the AU's url, its parameters, the cmi5 ones). */
     launchUrl: (state: Cmi5SessionState) => string;
@@ -184,6 +195,7 @@ export class Cmi5Runtime implements OnModuleInit {
       launchMode: p.launchMode,
       ...(au.masteryScore !== undefined ? { masteryScore: au.masteryScore } : {}),
       launchedAt: p.now.getTime(),
+      ...(p.strict ? { strict: true } : {}),
     };
     const facts: Cmi5SessionFacts = { sessionId: state.id, registration: state.registration, actor, activityId: state.activityId, au, launchMode: p.launchMode };
     await this.issue(p.appId, this.satisfiedStatements(p.appId, p.courseId, facts, p.satisfiedFirst, p.now));
@@ -304,6 +316,7 @@ export class Cmi5Runtime implements OnModuleInit {
   private async documentRead(grant: LrsLaunchGrant, kind: string, id: string): Promise<void> {
     if (kind !== 'agent' || id !== LEARNER_PREFERENCES) return;
     const { row, state } = await this.openSession(grant);
+    await this.log(row, historyLine('lrs', `read agent profile ${LEARNER_PREFERENCES}`));
     if (!state.preferencesRead) await this.updateState(row.id, state.id, (cur) => (cur.preferencesRead ? null : { ...cur, preferencesRead: true }));
   }
 
@@ -320,9 +333,15 @@ export class Cmi5Runtime implements OnModuleInit {
     const record: AuRecord = node ?? { activityCompletion: 'UNKNOWN', activitySuccess: 'UNKNOWN' };
     const next = structuredClone(state);
     const results: CmiResult[] = [];
+    const lines: string[] = [];
     for (const s of list) {
-      const problem = cmi5StatementProblem(next, record, s);
-      if (problem) throw new ForbiddenError(`cmi5: the statement is refused: ${problem}`);
+      const lapses: string[] = [];
+      const problem = cmi5StatementProblem(next, record, s, lapses);
+      if (problem) {
+        await this.log(row, lines.join('') + historyLine('lrs', `statement ${statementLabel(s)}: refused: ${problem}`));
+        throw new ForbiddenError(`cmi5: the statement is refused: ${problem}`);
+      }
+      lines.push(historyLine('lrs', `statement ${statementLabel(s)}: accepted`), ...lapses.map((l) => historyLine('cmi5', `lapse of the AU (accepted; LcdsCmi5StrictMode refuses it): ${l}`)));
       /* eslint-disable @typescript-eslint/no-unsafe-member-access -- checked by cmi5StatementProblem */
       const verb = String(s.verb?.id);
       const defined = Array.isArray(s.context?.contextActivities?.category) && (s.context.contextActivities.category as Json[]).some((c: Json) => c?.id === CMI5_CATEGORY);
@@ -337,6 +356,7 @@ export class Cmi5Runtime implements OnModuleInit {
       /* eslint-enable @typescript-eslint/no-unsafe-member-access */
     }
     const ids = await store();
+    await this.log(row, lines.join(''));
     // The state moves on from what is stored now (another request of the AU may have moved it meanwhile): the same
     // rules applied to it give the transitions (initialized, terminated, verbs sent) of these statements.
     await this.updateState(row.id, state.id, (cur) => {
@@ -349,6 +369,11 @@ export class Cmi5Runtime implements OnModuleInit {
       if (course) await this.record({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, course, next, results, row.launchHistoryId);
     }
     return ids;
+  }
+
+  /** Appends lines to the history log of the player session's launch, if it captures the runtime. */
+  private async log(row: PlayerSessionEntity, text: string): Promise<void> {
+    if (text && row.launchHistoryId && row.settings?.history?.rte) await this.historyLog.append(row.appId, row.launchHistoryId, text);
   }
 
   /** Records result statements (or a waiver) in the registration's tree, and issues the satisfied statements they cause. */

@@ -3,6 +3,7 @@ import type { Cmi5SessionState } from './cmi5-rules';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
+import type { HistoryCapture } from '../registrations/launch-history-log';
 import type { RollupRules } from './scorm-runtime';
 import type { ResetTiming } from './attempt-data';
 
@@ -51,6 +52,8 @@ export interface PlayerSessionSettings {
   statements?: StatementSubject;
   /** cmi5 courses: the cmi5 session of the AU running now (cmi5-rules.ts). */
   cmi5?: Cmi5SessionState;
+  /** Set at launch (tracked launches whose settings capture history): what the launch's history log records. */
+  history?: HistoryCapture;
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */

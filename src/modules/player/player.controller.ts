@@ -153,6 +153,21 @@ export class PlayerController {
     }
   }
 
+  /** The SCO's runtime calls the page recorded, for the launch's history log (launches that capture the runtime). */
+  @Post('s/:token/log')
+  @HttpCode(204)
+  @PublicEndpoint()
+  async runtimeLog(@Param('token') token: string, @Body() body: { lines?: unknown } | undefined, @Res() res: Response) {
+    try {
+      await this.player.appendRuntimeLog(token, body);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(204).end();
+    } catch (err) {
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message });
+      else throw err;
+    }
+  }
+
   /** The viewer of a media course, where the SCO of another course would run. */
   @Get('s/:token/media')
   @PublicEndpoint()

@@ -14,6 +14,7 @@ import { LaunchHistoryEntity } from '../registrations/entities/launch-history.en
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { jsonColumn } from '../registrations/entities/json-column';
+import { type HistoryCapture, historyCaptureOf, type HistoryLevel, historyLine, HISTORY_SETTING_IDS, LaunchHistoryLog } from '../registrations/launch-history-log';
 import type { LaunchLinkRequest } from '../registrations/launch-links';
 import type { ActivityResult, Objective } from '../registrations/registration-types';
 import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
@@ -76,6 +77,8 @@ export interface PlayerPageModel extends ActivityLaunch {
   nav: PlayerNav;
   /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
   seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
+  /** Launches that capture the runtime in their history log: the page records the SCO's API calls at this level. */
+  history?: { level: HistoryLevel; timings: boolean };
 }
 
 /** The answer to a navigation request of a sequenced course: what to run next, or that the session ended. */
@@ -145,6 +148,46 @@ const standardVersion = (standard: string): ScormVersion | null => (standard ===
 const statementSubjectOf = (reg: RegistrationEntity, version: CourseVersionEntity, launchable: LaunchableActivity): StatementSubject => {
   const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
   return { courseId: reg.courseId, courseTitle: version.title, activityTitle: launchable.title ?? launchable.id, learner: { id: reg.learnerId, ...(name ? { name } : {}) }, registration: reg.xapiRegistrationId };
+};
+
+/** Most lines of one batch of the player page's runtime log. */
+const RUNTIME_LOG_BATCH = 500;
+
+/** cmi5: refuse the AU's lapses that cmi5 does not let an LMS refuse (LCDS's own setting, for AU developers). */
+const CMI5_STRICT_SETTING = 'LcdsCmi5StrictMode';
+
+/** The history log's first line: what the launch runs (detailed: also the course, the learner and the attempt). */
+function launchLine(history: HistoryCapture, version: CourseVersionEntity, reg: RegistrationEntity, launchable: LaunchableActivity, node: ActivityResult | null, sequenced: boolean, at: Date): string {
+  const resumed = node?.runtime?.exit === 'suspend';
+  const parts = [`activity ${JSON.stringify(launchable.id)}`, version.learningStandard, resumed ? 'resuming a suspended attempt' : 'new attempt'];
+  if (sequenced) parts.push('delivered by the sequencer');
+  if (history.control === 'detailed') parts.push(`course ${JSON.stringify(version.courseId)} version ${version.version}`, `learner ${JSON.stringify(reg.learnerId)}`, `attempts ${node?.attempts ?? 0}`);
+  return historyLine('launch', parts.join(', '), at);
+}
+
+/** The history log's lines of an applied commit (rte) and, for the activity's last commit, its exit (control). */
+function commitLines(history: HistoryCapture, body: CommitBody, activityId: string, node: ActivityResult, tree: ActivityResult): string {
+  const at = new Date();
+  const score = node.score?.scaled !== undefined ? `, score ${node.score.scaled}` : '';
+  let text = '';
+  if (history.rte) {
+    const details = history.rte === 'detailed' ? `; registration ${tree.activityCompletion}/${tree.activitySuccess}, ${Object.keys(body.cmi).length} elements` : '';
+    text += historyLine('commit', `${body.seq} applied: activity ${JSON.stringify(activityId)} ${node.activityCompletion}/${node.activitySuccess}${score}${body.final === true ? ', final' : ''}${details}`, at);
+  }
+  if (history.control && body.final === true) {
+    const exit = body.cmi['cmi.exit'] ?? body.cmi['cmi.core.exit'] ?? '';
+    text += historyLine('exit', `activity ${JSON.stringify(activityId)}${exit ? ` (exit ${JSON.stringify(exit)})` : ''}${body.initialized === false ? ', never initialized' : ''}: ${node.activityCompletion}/${node.activitySuccess}${score}, tracked ${node.timeTracked ?? ''}`, at);
+  }
+  return text;
+}
+
+/** A navigation request as SCORM writes it (adl.nav.request). */
+const requestLabel = (req: NavigationRequest): string => ('target' in req && req.target !== undefined ? `{target=${req.target}}${req.type}` : req.type);
+
+/** The valid navigation requests, for the detailed log. */
+const validRequestsOf = (nav: SequencingNav): string => {
+  const simple = (['continue', 'previous', 'exitAll', 'suspendAll'] as const).filter((k) => nav[k]);
+  return [...simple, ...(nav.choice.length ? [`choice ${nav.choice.join(' ')}`] : [])].join(', ') || 'none';
 };
 
 /** The scaled passing score of a launchable (SCORM 1.2 mastery score / 100, SCORM 2004 minNormalizedMeasure). */
@@ -223,6 +266,7 @@ export class PlayerService {
     private readonly lrsTokens: LrsLaunchTokens,
     private readonly cmi5: Cmi5Runtime,
     private readonly commitStore: CommitStore,
+    private readonly historyLog: LaunchHistoryLog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.sessionTokens = new VerifiedSessionTokens(keys);
@@ -303,10 +347,11 @@ export class PlayerService {
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
-    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS]);
+    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING]);
     const rollup = rollupRulesOf(scormVersion, values);
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
+    const history = claims.tracking ? historyCaptureOf(values) : undefined;
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
     let launchHistoryId: string | null = null;
@@ -347,7 +392,7 @@ export class PlayerService {
           success: summary?.success ?? inst.success,
           scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled,
           totalSeconds: 0,
-          historyLog: null,
+          historyLog: history?.control ? launchLine(history, version, reg, launchable, node, engine !== undefined, now) : null,
         });
         await m.update(
           RegistrationInstanceEntity,
@@ -386,10 +431,11 @@ export class PlayerService {
       ...(resumed ? { resumed } : {}),
       ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
       ...(claims.tracking && version.learningStandard !== 'XAPI' && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
+      ...(history ? { history } : {}),
     };
     if (cmi5) {
       const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
-      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node);
+      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
     }
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
     if (claims.tracking && version.learningStandard !== 'XAPI' && !cmi5) {
@@ -426,7 +472,7 @@ export class PlayerService {
     };
     const now = new Date();
     if (version.learningStandard === 'CMI5') {
-      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now, null);
+      settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now, null, false);
     }
     return this.openSession(claims.id, settings, null, now);
   }
@@ -448,6 +494,7 @@ export class PlayerService {
     satisfiedFirst: NewlySatisfied[],
     now: Date,
     node: ActivityResult | null,
+    strict: boolean,
     expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
   ) {
     const launchMode: LaunchMode = !settings.tracking ? 'Browse' : node?.cmi5?.satisfied && launchable.data.moveOn !== 'NotApplicable' ? 'Review' : 'Normal';
@@ -462,6 +509,7 @@ export class PlayerService {
       launchable,
       launchMode,
       satisfiedFirst,
+      strict,
       ...(settings.culture ? { culture: settings.culture } : {}),
       launchUrl: (state) => {
         const url = contentUrlOf(this.launchHref(launchable, settings, [this.cmi5.launchQuery(where.appId, sessionId, expiresAt, state)]));
@@ -587,6 +635,11 @@ export class PlayerService {
         if (passing !== undefined) settings.passing = passing;
       }
       await this.sessions.update({ id: session.id }, { settings });
+      if (s.history?.seq && session.launchHistoryId) {
+        const outcome = result.error ? `refused (${result.error.code}): ${result.error.message}${launchable ? `; activity ${JSON.stringify(launchable.id)} runs again` : ''}` : launchable ? `delivered activity ${JSON.stringify(launchable.id)}` : result.ended ? 'the session ended' : 'nothing delivered';
+        const valid = s.history.seq === 'detailed' ? `; valid now: ${validRequestsOf(navOf(engine))}` : '';
+        await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('nav', `${requestLabel(req)} (current ${cur === undefined ? 'none' : JSON.stringify(cur)}): ${outcome}${valid}`));
+      }
       if (s.tracking && s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
       const next = { ...session, settings } as LiveSession;
       return {
@@ -732,7 +785,24 @@ export class PlayerService {
       launchType: await this.launchTypeOf(session, version),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
       ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
+      ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
     };
+  }
+
+  /**
+   * The SCO's runtime calls the player page recorded (`lines`: [milliseconds ago, text] each, the page's clock only
+   * measuring ages, so the server's clock dates them), appended to the launch's history log. Ignored when the launch
+   * does not capture the runtime; 400 for a body that is not such a list.
+   */
+  async appendRuntimeLog(token: string, body: { lines?: unknown } | undefined): Promise<void> {
+    const session = await this.requireSession(token);
+    const lines = body?.lines;
+    const valid = Array.isArray(lines) && lines.length <= RUNTIME_LOG_BATCH && lines.every((l) => Array.isArray(l) && l.length === 2 && typeof l[0] === 'number' && Number.isFinite(l[0]) && l[0] >= 0 && typeof l[1] === 'string');
+    if (!valid) throw new PlayerError(400, 'Bad request', `lines must be a list of at most ${RUNTIME_LOG_BATCH} [milliseconds ago, text] pairs`);
+    if (!session.settings.history?.rte || !session.launchHistoryId) return;
+    const now = Date.now();
+    const text = (lines as Array<[number, string]>).map(([ago, line]) => historyLine('rte', line, new Date(now - Math.min(ago, SESSION_TTL_SECONDS * 1000)))).join('');
+    await this.historyLog.append(session.appId, session.launchHistoryId, text);
   }
 
   /** The effective PlayerLaunchType of the session's registration instance (a preview: of its course version). */
@@ -789,9 +859,13 @@ export class PlayerService {
       if (cmi5) {
         const { reg } = ctx;
         const learner = reg ? { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') } : PREVIEW_LEARNER;
-        settings.cmi5 = await this.startCmi5(session.id, settings, ctx.version, launchable, where, reg ? reg.xapiRegistrationId : session.id, learner, satisfiedFirst, now, node, new Date(session.expiresAt));
+        settings.cmi5 = await this.startCmi5(session.id, settings, ctx.version, launchable, where, reg ? reg.xapiRegistrationId : session.id, learner, satisfiedFirst, now, node, session.settings.cmi5?.strict === true, new Date(session.expiresAt));
       }
       await this.sessions.update({ id: session.id }, { settings });
+      if (settings.history?.control && session.launchHistoryId) {
+        const from = session.settings.activityId;
+        await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('activity', `${JSON.stringify(from)} -> ${JSON.stringify(launchable.id)}${node?.runtime?.exit === 'suspend' ? ' (resuming a suspended attempt)' : ''}`, now));
+      }
       const next = { ...session, settings } as LiveSession;
       return this.activityLaunch(next, ctx, launchable);
     }
@@ -960,6 +1034,7 @@ export class PlayerService {
         ...(seqState !== undefined ? { sequencingState: seqState } : {}),
         ...(globalObjectives !== undefined ? { globalObjectives } : {}),
         ...(statements ? { statements: statements.statements, xapiReported: statements.reported } : {}),
+        ...(s.history && session.launchHistoryId ? { historyLog: commitLines(s.history, body, s.activityId, node, tree) } : {}),
       });
       if (!applied) continue;
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch

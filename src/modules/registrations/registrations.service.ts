@@ -17,6 +17,7 @@ import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
 import { RegistrationStateDto } from './dto/registration-state.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
+import { historyLogForReading } from './launch-history-log';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
@@ -262,9 +263,11 @@ export class RegistrationsService {
   async launchHistory(appId: string, registrationId: string, includeHistoryLog: boolean, instance?: number): Promise<{ launchHistory: LaunchHistoryView[] }> {
     const reg = await this.requireRegistration(appId, registrationId);
     if (instance !== undefined) await this.requireInstance(appId, reg, instance);
+    // The log (up to a megabyte a launch) is read only when asked for.
     const rows = await this.history.find({
       where: { appId, registrationId, ...(instance !== undefined ? { instance } : {}) },
       order: { instance: 'ASC', launchTime: 'ASC' },
+      ...(includeHistoryLog ? {} : { select: { id: true, instance: true, scoreScaled: true, completion: true, success: true, totalSeconds: true, launchTime: true, exitTime: true, lastRuntimeUpdate: true } }),
     });
     return {
       launchHistory: rows.map((h) => ({
@@ -273,7 +276,7 @@ export class RegistrationsService {
         ...(h.scoreScaled !== null ? { score: { scaled: h.scoreScaled } } : {}),
         completionStatus: h.completion,
         successStatus: h.success,
-        ...(includeHistoryLog ? { historyLog: h.historyLog ?? '' } : {}),
+        ...(includeHistoryLog ? { historyLog: historyLogForReading(h.historyLog) } : {}),
         totalSecondsTracked: h.totalSeconds,
         launchTime: h.launchTime.toISOString(),
         ...(h.exitTime ? { exitTime: h.exitTime.toISOString() } : {}),

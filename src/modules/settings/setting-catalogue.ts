@@ -368,6 +368,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
   { id: 'EnableExistingActivityIdParserWarnings', dataType: 'bool', kind: 'bool', default: 'true', level: 'Tenant', description: 'Warn at import when activity ids already belong to another package or appear in the LRS.' },
   { id: 'LtiJsonWebTokenExpiry', dataType: 'positiveInt', kind: 'int', default: '300', min: 1, max: INT32_MAX, level: 'Tenant', description: 'Seconds until JWTs issued during LTI launches expire.' },
   { id: 'LaunchAuthType', dataType: 'string', kind: 'enum', default: 'cookies', validValues: ENUMS.LaunchAuthType, level: 'Registration', description: 'SCORM Cloud content-access mode: signed CloudFront cookies (default) or cookieless Content Vault.' },
+  // LCDS's own settings (no SCORM Cloud counterpart).
+  { id: 'LcdsCmi5StrictMode', dataType: 'bool', kind: 'bool', default: 'false', level: 'Registration', learningStandards: ['CMI5'], description: "cmi5: also refuse what the AU breaks of its own obligations that cmi5 does not let an LMS refuse (e.g. initialized before reading cmi5LearnerPreferences); off, such lapses are accepted and recorded in the launch's history log. For AU developers." },
 ];
 
 /** Engine ids that are server-wide or infrastructure only (Appendix E): never settable through the API. */

@@ -84,6 +84,17 @@ describe('cmi5: statement rules of a session', () => {
     ...extra,
   });
 
+  it('initialized before the learner preferences were read: a lapse, accepted (initialized), refused only in strict mode', () => {
+    const lax = fresh({ preferencesRead: false });
+    const lapses: string[] = [];
+    expect(cmi5StatementProblem(lax, record, st('initialized'), lapses)).toBeNull();
+    expect(lax.initialized).toBe(true);
+    expect(lapses).toEqual(['the AU must read the agent profile cmi5LearnerPreferences before initialized (cmi5 11.0.0.0-3)']);
+    const strict = fresh({ preferencesRead: false, strict: true });
+    expect(cmi5StatementProblem(strict, record, st('initialized'), [])).toMatch(/cmi5LearnerPreferences before initialized/);
+    expect(strict.initialized).toBeUndefined();
+  });
+
   it('walks a session: initialized first and once, then results by their rules, terminated last', () => {
     const s = fresh();
     expect(cmi5StatementProblem(s, record, st('experienced', undefined, []))).toMatch(/must be initialized/);
@@ -110,12 +121,11 @@ describe('cmi5: statement rules of a session', () => {
     expect(cmi5StatementProblem(review, record, st('passed', { success: true, duration: 'PT1S' }, ['cmi5', 'moveon']))).toMatch(/Review mode/);
   });
 
-  it('refuses statements without id or UTC timestamp, other actors, voiding, and initialized before the learner preferences were read', () => {
+  it('refuses statements without id or UTC timestamp, other actors, voiding', () => {
     const s = fresh({ initialized: true });
     expect(cmi5StatementProblem(s, record, { ...st('experienced', undefined, []), id: undefined })).toMatch(/9\.1\.0\.0-1/);
     expect(cmi5StatementProblem(s, record, st('experienced', undefined, [], { timestamp: '2026-01-01T10:00:00+02:00' }))).toMatch(/UTC/);
     expect(cmi5StatementProblem(s, record, st('experienced', undefined, [], { actor: { objectType: 'Group', account: actor.account } }))).toMatch(/9\.2\.0\.0-2/);
     expect(cmi5StatementProblem(s, record, st('voided', undefined, []))).toMatch(/6\.3\.0\.0-1/);
-    expect(cmi5StatementProblem(fresh({ preferencesRead: false }), record, st('initialized'))).toMatch(/cmi5LearnerPreferences/);
   });
 });

@@ -4,10 +4,10 @@ import { findSetting, normalizeSettingValue, parseLearningStandard } from '../..
 const norm = (id: string, value: string) => normalizeSettingValue(findSetting(id)!, value);
 
 describe('settings catalogue', () => {
-  it('has the 173 settable ids of the catalogue, once each, none of them server-wide', () => {
+  it('has the 174 settable ids of the catalogue, once each, none of them server-wide', () => {
     const ids = SETTINGS.map((s) => s.id);
-    expect(ids).toHaveLength(173);
-    expect(new Set(ids).size).toBe(173);
+    expect(ids).toHaveLength(174);
+    expect(new Set(ids).size).toBe(174);
     expect(ENGINE_ONLY_SETTING_IDS.size).toBe(117);
     expect(ids.filter((id) => ENGINE_ONLY_SETTING_IDS.has(id))).toEqual([]);
     expect(SETTINGS.filter((s) => s.level === 'Tenant')).toHaveLength(14);
