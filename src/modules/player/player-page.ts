@@ -15,7 +15,7 @@ export const MEDIA_VIEWER_URL = 'media';
  * The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. A course with
  * more than one launchable activity also gets a table of contents and Previous / Continue / Exit buttons.
  */
-export function playerPage(model: PlayerPageModel, autocommitSeconds: number): string {
+export function playerPage(model: PlayerPageModel): string {
   const multi = model.nav.order.length > 1;
   const windowed = model.launchType.startsWith('NEW_WINDOW');
   const { lang, strings: t } = playerStrings(model.culture);
@@ -40,7 +40,12 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     noApi: model.xapi === true,
     ownWindow: model.ownWindow === true,
     redirectOnExitUrl: model.redirectOnExitUrl,
-    autocommitSeconds,
+    // The launch's PlayerComm* / PlayerSuspendDataMaxLength / PreferSendBeacon settings (tracking-rules.ts).
+    autocommitSeconds: model.client.commitSeconds,
+    maxFailed: model.client.maxFailedSubmissions,
+    finishCommit: model.client.finishImmediateCommit,
+    suspendMax: model.client.suspendDataMaxLength,
+    beacon: model.client.sendBeacon,
     nav: multi ? model.nav : null,
     strings: t,
   };
@@ -141,6 +146,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   }
 
   function post(url, payload, keepalive) {
+    // PreferSendBeacon: an unloading page's commits go by sendBeacon (text/plain: no preflight; the server reads it as JSON).
+    if (keepalive && cfg.beacon && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([JSON.stringify(payload)], { type: 'text/plain' }))) return Promise.resolve({});
     return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), keepalive: !!keepalive, credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         if (r.status === 400 || r.status === 410) { var e = new Error('refused ' + r.status); e.fatal = true; throw e; }
@@ -164,7 +171,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (err && err.fatal) { fatal = true; show(T.sessionEnded); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
-      if (failures >= 3) show(T.saveFailing.replace('{n}', String(failures)));
+      if (failures >= Math.max(1, cfg.maxFailed)) show(T.saveFailing.replace('{n}', String(failures)));
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
@@ -181,6 +188,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var payload = withShared(a, { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final, initialized: a.currentState > 0 });
     if (unloading) { post(cfg.commitUrl, payload, true).catch(function () {}); return; }
     pending = payload;
+    // PlayerFinishCausesImmediateCommit NO: the SCO's last commit waits for the commit interval.
+    if (final && !cfg.finishCommit) { setTimeout(flush, cfg.autocommitSeconds * 1000); return; }
     flush();
   }
 
@@ -194,8 +203,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       updateSettings: function () {}
     };
     var settings = {
-      autocommit: true,
-      autocommitSeconds: cfg.autocommitSeconds,
+      autocommit: cfg.autocommitSeconds > 0,
+      autocommitSeconds: cfg.autocommitSeconds || 1,
       lmsCommitUrl: cfg.commitUrl,
       dataCommitFormat: 'flattened',
       sendFullCommit: true,
@@ -216,7 +225,23 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
     setValid(a);
+    limitSuspendData(a);
     return a;
+  }
+  /**
+   * PlayerSuspendDataMaxLength: a longer cmi.suspend_data is refused, as a value the element cannot hold (SCORM 1.2:
+   * 405 incorrect data type; SCORM 2004: 407 value out of range), and the stored one is kept.
+   */
+  function limitSuspendData(a) {
+    if (cfg.suspendMax === null || cfg.suspendMax === undefined) return;
+    var name = cfg.version === '1.2' ? 'LMSSetValue' : 'SetValue', set = a[name];
+    a[name] = function (element, value) {
+      if (String(element) === 'cmi.suspend_data' && String(value).length > cfg.suspendMax && a.isInitialized() && !a.isTerminated()) {
+        a.lastErrorCode = cfg.version === '1.2' ? '405' : '407';
+        return 'false';
+      }
+      return set.apply(a, arguments);
+    };
   }
   /**
    * adl.nav.request_valid.* answered from the server's valid requests (sent with each delivery and commit answer, so

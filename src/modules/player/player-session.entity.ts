@@ -4,6 +4,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
 import type { RollupRules } from './scorm-runtime';
+import type { PlayerClientSettings, TrackingRules } from './tracking-rules';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -30,6 +31,10 @@ export interface PlayerSessionSettings {
   passing?: number;
   /** Set at launch: the rollup rules of the registration instance's effective settings (sessions without: the defaults). */
   rollup?: RollupRules;
+  /** Set at launch: how commits turn what the SCO reports into status and score (tracking-rules.ts; sessions without: the defaults). */
+  tracked?: TrackingRules;
+  /** Set at launch: how the page's SCORM API commits and what it enforces. */
+  client?: PlayerClientSettings;
   /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
   postbacks?: boolean;
   /** Set at launch: the course runs through the SCORM 2004 sequencing engine (navigation requests go to the server). */

@@ -12,8 +12,6 @@ import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
 import { PlayerService } from './player.service';
 import { Cmi5Runtime } from './cmi5-runtime';
 
-/** Seconds after the last SetValue before scorm-again commits on its own. */
-const AUTOCOMMIT_SECONDS = 5;
 const CONTENT_MAX_AGE = 300;
 const SCORM_AGAIN = join(dirname(require.resolve('scorm-again')), 'scorm-again.min.js');
 
@@ -68,7 +66,7 @@ export class PlayerController {
       const model = await this.player.pageModel(token);
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Referrer-Policy', 'no-referrer');
-      res.type('html').send(playerPage(model, AUTOCOMMIT_SECONDS));
+      res.type('html').send(playerPage(model));
     });
   }
 
