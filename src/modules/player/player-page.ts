@@ -209,6 +209,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       dataCommitFormat: 'flattened',
       sendFullCommit: true,
       httpService: httpService,
+      // SCORM 1.2: the server decides passed/failed from the mastery score (PlayerScoreOverridesStatus), not the page.
+      mastery_override: false,
       logLevel: 5
     };
     a = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
