@@ -15,7 +15,7 @@ export const MEDIA_VIEWER_URL = 'media';
  * The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. A course with
  * more than one launchable activity also gets a table of contents and Previous / Continue / Exit buttons.
  */
-export function playerPage(model: PlayerPageModel, autocommitSeconds: number): string {
+export function playerPage(model: PlayerPageModel): string {
   const multi = model.nav.order.length > 1;
   const windowed = model.launchType.startsWith('NEW_WINDOW');
   const { lang, strings: t } = playerStrings(model.culture);
@@ -47,7 +47,12 @@ export function playerPage(model: PlayerPageModel, autocommitSeconds: number): s
     statusUrl: multi && model.xapi === true && model.tracking ? 'status' : null,
     ownWindow: model.ownWindow === true,
     redirectOnExitUrl: model.redirectOnExitUrl,
-    autocommitSeconds,
+    // The launch's PlayerComm* / PlayerSuspendDataMaxLength / PreferSendBeacon settings (tracking-rules.ts).
+    autocommitSeconds: model.client.commitSeconds,
+    maxFailed: model.client.maxFailedSubmissions,
+    finishCommit: model.client.finishImmediateCommit,
+    suspendMax: model.client.suspendDataMaxLength,
+    beacon: model.client.sendBeacon,
     nav: multi ? model.nav : null,
     strings: t,
   };
@@ -198,6 +203,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   }
 
   function post(url, payload, keepalive) {
+    // PreferSendBeacon: an unloading page's commits go by sendBeacon (text/plain: no preflight; the server reads it as JSON).
+    if (keepalive && cfg.beacon && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([JSON.stringify(payload)], { type: 'text/plain' }))) return Promise.resolve({});
     return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), keepalive: !!keepalive, credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         if (r.status === 400 || r.status === 410) { var e = new Error('refused ' + r.status); e.fatal = true; throw e; }
@@ -221,7 +228,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (err && err.fatal) { fatal = true; show(T.sessionEnded); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
-      if (failures >= 3) show(T.saveFailing.replace('{n}', String(failures)));
+      if (failures >= Math.max(1, cfg.maxFailed)) show(T.saveFailing.replace('{n}', String(failures)));
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
@@ -238,6 +245,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var payload = withShared(a, { seq: ++seq, activityId: current.activityId, cmi: snapshot(a, params), final: !!final, initialized: a.currentState > 0 });
     if (unloading) { post(cfg.commitUrl, payload, true).catch(function () {}); return; }
     pending = payload;
+    // PlayerFinishCausesImmediateCommit NO: the SCO's last commit waits for the commit interval.
+    if (final && !cfg.finishCommit) { setTimeout(flush, cfg.autocommitSeconds * 1000); return; }
     flush();
   }
 
@@ -251,12 +260,14 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       updateSettings: function () {}
     };
     var settings = {
-      autocommit: true,
-      autocommitSeconds: cfg.autocommitSeconds,
+      autocommit: cfg.autocommitSeconds > 0,
+      autocommitSeconds: cfg.autocommitSeconds || 1,
       lmsCommitUrl: cfg.commitUrl,
       dataCommitFormat: 'flattened',
       sendFullCommit: true,
       httpService: httpService,
+      // SCORM 1.2: the server decides passed/failed from the mastery score (PlayerScoreOverridesStatus), not the page.
+      mastery_override: false,
       logLevel: 5
     };
     a = cfg.version === '1.2' ? new window.Scorm12API(settings) : new window.Scorm2004API(settings);
@@ -274,7 +285,23 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
     setValid(a);
     captureCalls(a);
+    limitSuspendData(a);
     return a;
+  }
+  /**
+   * PlayerSuspendDataMaxLength: a longer cmi.suspend_data is refused, as a value the element cannot hold (SCORM 1.2:
+   * 405 incorrect data type; SCORM 2004: 407 value out of range), and the stored one is kept.
+   */
+  function limitSuspendData(a) {
+    if (cfg.suspendMax === null || cfg.suspendMax === undefined) return;
+    var name = cfg.version === '1.2' ? 'LMSSetValue' : 'SetValue', set = a[name];
+    a[name] = function (element, value) {
+      if (String(element) === 'cmi.suspend_data' && String(value).length > cfg.suspendMax && a.isInitialized() && !a.isTerminated()) {
+        a.lastErrorCode = cfg.version === '1.2' ? '405' : '407';
+        return 'false';
+      }
+      return set.apply(a, arguments);
+    };
   }
   /**
    * adl.nav.request_valid.* answered from the server's valid requests (sent with each delivery and commit answer, so

@@ -6,6 +6,7 @@ import type { AdditionalValue } from '../registrations/launch-links';
 import type { HistoryCapture } from '../registrations/launch-history-log';
 import type { RollupRules } from './scorm-runtime';
 import type { ResetTiming } from './attempt-data';
+import type { PlayerClientSettings, TrackingRules } from './tracking-rules';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -36,6 +37,10 @@ export interface PlayerSessionSettings {
   resetRuntime?: ResetTiming;
   /** Set at launch: PlayerLaunchCompletedRegsAsNoCredit applies (the SCOs run with credit no-credit; results stay). */
   noCredit?: true;
+  /** Set at launch: how commits turn what the SCO reports into status and score (tracking-rules.ts; sessions without: the defaults). */
+  tracked?: TrackingRules;
+  /** Set at launch: how the page's SCORM API commits and what it enforces. */
+  client?: PlayerClientSettings;
   /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
   postbacks?: boolean;
   /** Set at launch: the course runs through the SCORM 2004 sequencing engine (navigation requests go to the server). */

@@ -13,8 +13,6 @@ import { PlayerService } from './player.service';
 import { returnPage } from './player-return-page';
 import { Cmi5Runtime } from './cmi5-runtime';
 
-/** Seconds after the last SetValue before scorm-again commits on its own. */
-const AUTOCOMMIT_SECONDS = 5;
 const CONTENT_MAX_AGE = 300;
 const SCORM_AGAIN = join(dirname(require.resolve('scorm-again')), 'scorm-again.min.js');
 
@@ -69,7 +67,7 @@ export class PlayerController {
       const model = await this.player.pageModel(token);
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Referrer-Policy', 'no-referrer');
-      res.type('html').send(playerPage(model, AUTOCOMMIT_SECONDS));
+      res.type('html').send(playerPage(model));
     });
   }
 

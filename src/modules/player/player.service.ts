@@ -40,6 +40,7 @@ import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionT
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import type { NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
+import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -74,6 +75,8 @@ export interface PlayerPageModel extends ActivityLaunch {
   culture?: string;
   /** PlayerLaunchType: FRAMESET runs the content in the player page; NEW_WINDOW… in a window of its own. */
   launchType: string;
+  /** How the page's SCORM API commits and what it enforces (the launch's settings; previews: the defaults). */
+  client: PlayerClientSettings;
   nav: PlayerNav;
   /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
   seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
@@ -347,7 +350,7 @@ export class PlayerService {
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
-    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING]);
+    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS]);
     const rollup = rollupRulesOf(scormVersion, values);
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
@@ -426,6 +429,8 @@ export class PlayerService {
       rollup,
       ...(resetRuntime ? { resetRuntime } : {}),
       ...(noCredit ? { noCredit: true as const } : {}),
+      tracked: trackingRulesOf(values),
+      client: clientSettingsOf(scormVersion, values),
       postbacks: this.postbacks.hasTarget(reg, values),
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
       ...(resumed ? { resumed } : {}),
@@ -783,6 +788,7 @@ export class PlayerService {
       ...(s.cssUrl ? { cssUrl: s.cssUrl } : {}),
       ...(s.culture ? { culture: s.culture } : {}),
       launchType: await this.launchTypeOf(session, version),
+      client: s.client ?? DEFAULT_CLIENT_SETTINGS,
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
       ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
@@ -976,17 +982,27 @@ export class PlayerService {
       const reported = reportedOf(node);
       // SCORM 1.2: a SCO that ran and finishes without a status is completed (scorm12-finish.ts).
       const cmi = body.final === true && body.initialized !== false && s.standard === '1.2' ? scorm12FinishedCmi(body.cmi) : body.cmi;
-      const state = activityStateOf(s.standard, cmi, node.runtime, s.passing);
+      const rules = s.tracked ?? DEFAULT_TRACKING_RULES;
+      const ruled = changesState(s.standard, rules, node.activityCompletion);
+      const state: TrackedState = ruled
+        ? applyTrackingRules(s.standard, cmi, activityStateOf(s.standard, cmi, node.runtime, s.passing), rules, { completion: node.activityCompletion, success: node.activitySuccess }, s.passing)
+        : activityStateOf(s.standard, cmi, node.runtime, s.passing);
       const sessionSeconds = state.sessionSeconds ?? 0;
       const total = (s.baseSeconds ?? 0) + sessionSeconds;
       node.runtime = { ...state.runtime, totalTime: formatTracked(total), timeTracked: formatTracked(total) };
       const preference = learnerPreferenceOf(s.standard, cmi, state.runtime.learnerPreference);
-      if (preference) node.runtime.learnerPreference = preference;
+      if (preference) {
+        const changed = rules.globalPreferences && JSON.stringify(preference) !== JSON.stringify(state.runtime.learnerPreference);
+        node.runtime.learnerPreference = preference;
+        // PlayerMakeStudentPrefsGlobalToCourse: every SCO starts with them.
+        if (changed) shareLearnerPreference(tree, preference);
+      }
       // No credit (PlayerLaunchCompletedRegsAsNoCredit): the SCO's run-time data is kept, its results are not.
       if (!s.noCredit) {
         node.activityCompletion = state.completion;
         node.activitySuccess = state.success;
         if (state.scoreScaled !== undefined) node.score = { scaled: state.scoreScaled };
+        else if (state.scoreDropped) delete node.score;
         node.completionAmount = { scaled: state.completion === 'COMPLETED' ? 1 : Number(state.runtime.progressMeasure ?? 0) || 0 };
       }
       node.timeTracked = formatTracked(total);
@@ -1001,12 +1017,15 @@ export class PlayerService {
         engine = engineOf(def, inst.sequencingState);
         const globalsBefore = JSON.stringify(engine.globalObjectives());
         // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
-        engine.reportRuntime(s.activityId, runtimeResultsOf(body.cmi, sessionSeconds));
+        engine.reportRuntime(s.activityId, runtimeResultsOf(ruled ? ruledCmi(body.cmi, state) : body.cmi, sessionSeconds));
         if (body.sharedData) engine.writeSharedData(s.activityId, body.sharedData);
         applyEngine(tree, engine);
         seqState = serializeEngine(engine);
         if (JSON.stringify(engine.globalObjectives()) !== globalsBefore) globalObjectives = globalObjectivesOf(engine);
-      } else rollUp(tree, rollupOf(session), s.activityId);
+      } else {
+        if (rules.firstScoIsPretest && s.standard === '1.2') applyPretest(tree, s.activityId);
+        rollUp(tree, rollupOf(session), s.activityId);
+      }
       const completion = tree.activityCompletion;
       // The xAPI statements of this commit (ADL SCORM profile), stored in its transaction: only when the commit changed
       // something a statement reports (most commits only move suspend data and location).
