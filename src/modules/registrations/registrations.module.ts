@@ -12,6 +12,7 @@ import { RegistrationPostbackStateEntity } from './entities/registration-postbac
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationsController } from './registrations.controller';
+import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationsService } from './registrations.service';
 
 /**
@@ -21,7 +22,7 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, RegistrationRestarts],
   exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks],
 })
 export class RegistrationsModule implements OnModuleInit {
