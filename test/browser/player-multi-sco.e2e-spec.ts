@@ -80,6 +80,9 @@ describe('player: multi-SCO courses (table of contents, Previous / Continue / Ex
 
   const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'multi12', { name: 'multi12.zip', data: await threeScoPackage(), type: 'application/zip' });
+    // Its SCOs finish as they load: the course keeps each on screen after LMSFinish (the learner moves on).
+    const stay = ['PlayerIntermediateScoSatisfiedNormalExitAction', 'PlayerIntermediateScoNotSatisfiedNormalExitAction', 'PlayerFinalScoCourseSatisfiedNormalExitAction', 'PlayerFinalScoCourseNotSatisfiedNormalExitAction'].map((settingId) => ({ settingId, value: 'DO_NOTHING' }));
+    expect((await call(`${s.api}/courses/multi12/configuration`, { method: 'POST', auth: app, json: { settings: stay } })).status).toBe(204);
     await importCourse(s.api, app, 'golfmin12', fixture('scorm12-golf-runtime-minimum.zip'));
     const done = (request: string) => `API.SetValue('cmi.completion_status', 'completed'); API.SetValue('cmi.session_time', 'PT5S'); API.SetValue('adl.nav.request', '${request}'); API.Terminate('');`;
     await importCourse(s.api, app, 'nochoice04', { name: 'nochoice04.zip', data: await scorm2004Package('choice="false" flow="true"', [done('continue'), `window.finish = function () { ${done('exitAll')} };`]), type: 'application/zip' });

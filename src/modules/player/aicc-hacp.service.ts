@@ -68,12 +68,19 @@ export class AiccHacpService {
   }
 
   /** What the player page shows of the AU running now: its completion, and whether it sent ExitAU. */
-  async status(token: string): Promise<{ activityId: string; completion?: string; exited: boolean }> {
+  async status(token: string): Promise<{ activityId: string; completion?: string; exited: boolean; exit?: string; registrationCompletion?: string; registrationSuccess?: string }> {
     const session = await this.player.requireSession(token);
     const state = session.settings.aicc;
     const activityId = session.settings.activityId!;
     const mine = state?.activityId === activityId;
-    return { activityId, ...(mine && state?.completion ? { completion: state.completion } : {}), exited: !!(mine && state?.exited) };
+    // After ExitAU: the AU's cmi.core.exit and the course's state, which the page's exit actions depend on.
+    const exited = !!(mine && state?.exited);
+    return {
+      activityId,
+      ...(mine && state?.completion ? { completion: state.completion } : {}),
+      exited,
+      ...(exited ? { exit: state?.cmi?.['cmi.core.exit'] ?? '', ...state?.course } : {}),
+    };
   }
 
   private async run(command: HacpCommand, req: HacpRequest): Promise<string> {
@@ -140,7 +147,7 @@ export class AiccHacpService {
         return hacpResponse(0);
     }
     const seq = state.seq + 1;
-    let outcome: { activityCompletion?: string };
+    let outcome: { activityCompletion?: string; registrationCompletion?: string; registrationSuccess?: string };
     try {
       outcome = await this.player.commit(token, { seq, activityId: launch.activityId, cmi: next, ...(command === 'exitau' ? { final: true } : {}) });
     } catch (err) {
@@ -149,7 +156,8 @@ export class AiccHacpService {
     }
     const kept = Object.fromEntries(Object.entries(next).flatMap(([k, v]) => (flatValue(v) === undefined ? [] : [[k, flatValue(v)!]])));
     const completion = outcome.activityCompletion ?? state.completion;
-    const aicc = { seq, activityId: launch.activityId, cmi: kept, ...(completion ? { completion } : {}), ...(command === 'exitau' ? { exited: true } : {}) };
+    const course = outcome.registrationCompletion ? { registrationCompletion: outcome.registrationCompletion, registrationSuccess: outcome.registrationSuccess ?? 'UNKNOWN' } : state.course;
+    const aicc = { seq, activityId: launch.activityId, cmi: kept, ...(completion ? { completion } : {}), ...(course ? { course } : {}), ...(command === 'exitau' ? { exited: true } : {}) };
     await this.sessions.update({ id: session.id }, { settings: { ...session.settings, aicc } });
     return hacpResponse(0);
   }

@@ -121,7 +121,7 @@ export class CommitEndpoint {
     this.player.commit(token, body).then(
       (outcome) => send(res, 200, JSON.stringify({ result: true, errorCode: 0, ...outcome })),
       (err: unknown) => {
-        if (err instanceof PlayerError) send(res, err.status, JSON.stringify({ result: false, errorCode: 101, message: err.message }));
+        if (err instanceof PlayerError) send(res, err.status, JSON.stringify({ result: false, errorCode: 101, message: err.message, ...(err.reason ? { reason: err.reason } : {}) }));
         else this.fail(req, res, err, false);
       },
     );

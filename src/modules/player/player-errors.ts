@@ -6,6 +6,8 @@ export class PlayerError extends Error {
     readonly status: number,
     readonly title: string,
     message: string,
+    /** A word the player page acts on (a 409 `concurrentLaunch` stops saving; a 410 `forcedExit` leaves). */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = 'PlayerError';

@@ -53,6 +53,7 @@ export function playerPage(model: PlayerPageModel): string {
     finishCommit: model.client.finishImmediateCommit,
     suspendMax: model.client.suspendDataMaxLength,
     beacon: model.client.sendBeacon,
+    exit: model.exit ?? null,
     nav: multi ? model.nav : null,
     strings: t,
   };
@@ -116,7 +117,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
-  var nav = cfg.nav, waiters = [], T = cfg.strings, sq = cfg.seq;
+  var nav = cfg.nav, waiters = [], T = cfg.strings, sq = cfg.seq, course = null, aiccExit = '';
   var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
@@ -207,9 +208,13 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (keepalive && cfg.beacon && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([JSON.stringify(payload)], { type: 'text/plain' }))) return Promise.resolve({});
     return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), keepalive: !!keepalive, credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
-        if (r.status === 400 || r.status === 410) { var e = new Error('refused ' + r.status); e.fatal = true; throw e; }
-        if (!r.ok) throw new Error('HTTP ' + r.status);
-        return r.json();
+        if (r.ok) return r.json();
+        // 400 and 410 end the session; so does a reason (a later launch of the registration took over).
+        return r.json().then(null, function () { return null; }).then(function (body) {
+          var e = new Error('HTTP ' + r.status); e.reason = body && body.reason;
+          e.fatal = r.status === 400 || r.status === 410 || !!e.reason;
+          throw e;
+        });
       });
   }
   function settled() { return !pending && !sending; }
@@ -221,11 +226,12 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     post(cfg.commitUrl, p, unloading).then(function (res) {
       sending = false; inflight = null; failures = 0; hide();
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
+      if (res && res.registrationCompletion) course = { completion: res.registrationCompletion, success: res.registrationSuccess };
       if (res && res.nav && sq) { sq.nav = res.nav; renderNav(); }
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
       sending = false; inflight = null;
-      if (err && err.fatal) { fatal = true; show(T.sessionEnded); notify(); return; }
+      if (err && err.fatal) { fatal = true; stopped(err.reason); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
       if (failures >= Math.max(1, cfg.maxFailed)) show(T.saveFailing.replace('{n}', String(failures)));
@@ -332,8 +338,17 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     auReturned: function () { auReturned(); }
   };
 
+  /** The server ended the session: ForceExitConcurrentLaunches leaves the course, other reasons say why nothing is saved. */
+  function stopped(reason) {
+    if (reason === 'forcedExit') { pending = null; finished = true; renderNav(); leave(); return; }
+    show(reason === 'concurrentLaunch' ? T.launchedElsewhere : T.sessionEnded);
+  }
   function afterSettled() {
     if (!finished || pending || sending || unloading) return;
+    leave();
+  }
+  /** The end of the session: the redirectOnExitUrl, or the page's own "you have left" message. */
+  function leave() {
     sendLog(true);
     var target = cfg.redirectOnExitUrl;
     if (/^https?:/i.test(target)) { window.location.href = target; return; }
@@ -352,6 +367,14 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     req = req ? String(req) : '';
     // SCORM 2004 sequencing: the server runs the SCO's request (after the commit of what it left).
     if (sq && req && req !== '_none_') { setTimeout(function () { navigate(req); }, 0); return; }
+    // PlayerLogoutCausesPlayerExit: cmi.exit "logout" without a request closes the player (exit all).
+    if (sq && cfg.exit && cfg.exit.logoutExits && exitOf(a) === 'logout') { setTimeout(function () { navigate('exitAll'); }, 0); return; }
+    // SCORM 1.2 and AICC: the Player…ExitAction settings say what follows, once the course's state is known.
+    if (!sq && !req && cfg.exit && cfg.exit.actions) {
+      var kind = exitKind(exitOf(a));
+      setTimeout(function () { whenSettled().then(function () { exitAction(kind); }); }, 0);
+      return;
+    }
     if (!nav) { finished = true; setTimeout(afterSettled, 0); return; }
     var m = /^\{target=([^}]+)\}(choice|jump)$/.exec(req);
     // After the API call returns, so the SCO's own code runs to its end first.
@@ -362,6 +385,45 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       else if (req === 'exit' || req === 'exitAll' || req === 'suspendAll' || req === 'abandon' || req === 'abandonAll') exit();
       else renderNav();
     }, 0);
+  }
+
+  /** cmi.core.exit (SCORM 1.2; an AICC AU's as it reported it over HACP) or cmi.exit (SCORM 2004) the SCO left with. */
+  function exitOf(a) {
+    if (cfg.aiccUrl) return aiccExit;
+    // Through the JSON rendering: the data model's own getters refuse write-only elements.
+    return snapshot(a, null)[cfg.version === '1.2' ? 'cmi.core.exit' : 'cmi.exit'] || '';
+  }
+  function exitKind(v) { v = v.toLowerCase(); return v === 'suspend' ? 'Suspend' : v === 'time-out' ? 'Timeout' : v === 'logout' ? 'Logout' : 'Normal'; }
+  /**
+   * The exit action of the SCO that exited: by its position (the last one is "final"), whether the course is
+   * satisfied (passed, or completed and not failed, as the last commit answered) and its exit kind.
+   */
+  function exitAction(kind) {
+    if (busy || finished || unloading || fatal) return;
+    var i = indexOf(current.activityId), last = !nav || i >= nav.order.length - 1;
+    var satisfied = !!course && (course.success === 'PASSED' || (course.success !== 'FAILED' && course.completion === 'COMPLETED'));
+    var action = cfg.exit.actions[(last ? 'Final' : 'Intermediate') + (satisfied ? 'Satisfied' : 'NotSatisfied') + kind] || 'DO_NOTHING';
+    if (action === 'EXIT_COURSE_AFTER_CONFIRM') action = window.confirm(T.confirmExit) ? 'EXIT_COURSE' : 'DO_NOTHING';
+    if (action === 'GO_TO_NEXT_SCO' && last) action = 'DISPLAY_MESSAGE';
+    if (action === 'EXIT_COURSE') { if (nav) exit(); else { finished = true; afterSettled(); } return; }
+    if (action === 'GO_TO_NEXT_SCO') { go(i + 1, false); return; }
+    if (action === 'DISPLAY_MESSAGE') { exitedMessage(); return; }
+    renderNav();
+  }
+  /** DISPLAY_MESSAGE: the SCO's place shows that this part has ended (the learner picks what follows). */
+  function exitedMessage() {
+    busy = true; renderNav();
+    blankContent().then(function () {
+      busy = false;
+      var doc = null;
+      try { doc = windowed ? (popup && !popup.closed ? popup.document : null) : $('lcds-sco').contentDocument; } catch (e) { doc = null; }
+      if (doc && doc.body) {
+        var p = doc.createElement('p'); p.id = 'lcds-sco-exited'; p.textContent = T.scoExited;
+        p.style.cssText = 'font:16px system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em';
+        doc.body.appendChild(p);
+      } else show(T.scoExited);
+      renderNav();
+    });
   }
 
   // ---- navigation (multi-SCO courses) ----
@@ -573,7 +635,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     fetch(cfg.aiccUrl, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (st) {
       if (!st || busy || finished || st.activityId !== current.activityId) return;
       if (st.completion) markCompletion(st.activityId, st.completion);
-      if (st.exited && !terminated) onFinish(api);
+      if (st.registrationCompletion) course = { completion: st.registrationCompletion, success: st.registrationSuccess };
+      if (st.exited && !terminated) { aiccExit = st.exit || ''; onFinish(api); }
     }, function () {}).then(function () { setTimeout(watchAicc, 1500); });
   }
   if (cfg.aiccUrl) setTimeout(watchAicc, 1500);

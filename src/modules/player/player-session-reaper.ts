@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThanOrEqual, Repository } from 'typeorm';
+import { In, LessThan, LessThanOrEqual, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
+import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
+import { SettingsService } from '../settings/settings.service';
 import { Cmi5Runtime } from './cmi5-runtime';
 import { PlayerSessionEntity } from './player-session.entity';
 
@@ -13,6 +15,8 @@ export const REAP_BATCH = 500;
 /**
  * Deletes player sessions past their expiry (issuing the abandoned statement of a cmi5 session left open) (unused launch links after `expiry`, sessions SESSION_TTL_SECONDS after
  * launch): at start, then every 15 minutes, in batches. Runs on worker processes only (LCDS_ROLE worker or all).
+ * In the same runs, the launch history of applications with ShouldExpireLaunchHistory true older than their
+ * ExpireLaunchHistoryAfterDays goes, in batches too.
  */
 @Injectable()
 export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -23,7 +27,9 @@ export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+    @InjectRepository(LaunchHistoryEntity) private readonly launches: Repository<LaunchHistoryEntity>,
     private readonly cmi5: Cmi5Runtime,
+    private readonly settings: SettingsService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -37,10 +43,37 @@ export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicatio
     clearInterval(this.timer);
   }
 
-  /** Deletes every session that expired before `now`; returns how many. One run at a time per process. */
+  /** Deletes every session that expired before `now`, and expired launch history; returns how many sessions. One run at a time per process. */
   reap(now = new Date()): Promise<number> {
-    this.running ??= this.reapAll(now).finally(() => (this.running = null));
+    this.running ??= this.reapAll(now)
+      .then(async (n) => {
+        await this.expireLaunchHistory(now);
+        return n;
+      })
+      .finally(() => (this.running = null));
     return this.running;
+  }
+
+  /** ShouldExpireLaunchHistory: per application that set it, the launch history rows older than ExpireLaunchHistoryAfterDays. */
+  private async expireLaunchHistory(now: Date): Promise<void> {
+    let total = 0;
+    try {
+      for (const appId of await this.settings.applicationsWith('ShouldExpireLaunchHistory', 'true')) {
+        const days = Number((await this.settings.effective(appId, { level: 'application' }, ['ExpireLaunchHistoryAfterDays'])).get('ExpireLaunchHistoryAfterDays'));
+        if (!Number.isFinite(days) || days < 1) continue;
+        const before = new Date(now.getTime() - days * 86_400_000);
+        for (;;) {
+          const batch = await this.launches.find({ where: { appId, launchTime: LessThan(before) }, select: { id: true }, take: REAP_BATCH });
+          if (batch.length === 0) break;
+          await this.launches.delete({ appId, id: In(batch.map((r) => r.id)) });
+          total += batch.length;
+          if (batch.length < REAP_BATCH) break;
+        }
+      }
+      if (total > 0) this.logger.log({ msg: 'expired launch history deleted', count: total });
+    } catch (err) {
+      this.logger.warn({ msg: 'expiring launch history failed', err: (err as Error).message, deletedSoFar: total });
+    }
   }
 
   private async reapAll(now: Date): Promise<number> {

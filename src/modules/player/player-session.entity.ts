@@ -4,6 +4,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
 import type { HistoryCapture } from '../registrations/launch-history-log';
+import type { ExitBehaviour } from './launch-settings';
 import type { RollupRules } from './scorm-runtime';
 import type { ResetTiming } from './attempt-data';
 import type { PlayerClientSettings, TrackingRules } from './tracking-rules';
@@ -52,13 +53,23 @@ export interface PlayerSessionSettings {
   /** Sequenced sessions that track nothing (previews, tracking off): the engine's state lives with the session. */
   seqState?: string;
   /** AICC courses: the HACP state of the AU running now (its flat SCORM 1.2 data model) and the commits' seq. */
-  aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean };
+  aicc?: { seq: number; activityId?: string; cmi?: Record<string, string>; completion?: string; exited?: boolean; course?: { registrationCompletion: string; registrationSuccess: string } };
   /** Tracked SCORM sessions: what their xAPI launch statements name (course, activity, learner), as at launch. */
   statements?: StatementSubject;
   /** cmi5 courses: the cmi5 session of the AU running now (cmi5-rules.ts). */
   cmi5?: Cmi5SessionState;
   /** Set at launch (tracked launches whose settings capture history): what the launch's history log records. */
   history?: HistoryCapture;
+  /** Set at launch: what the page does when a SCO exits (the Player…ExitAction settings and their kin). */
+  exit?: ExitBehaviour;
+  /** Set at launch: GenerateTinCanLaunchStatements is false (the session writes no launch statements). */
+  statementsOff?: true;
+  /** Set at launch: ApiRollupRegistrationDuringSession is false (postbacks only when the learner leaves). */
+  postbacksAtExit?: true;
+  /** Media courses: MediaContentCompletionThreshold (percent) and PDFContentPageDurationThreshold (seconds). */
+  media?: { completionPercent: number; pdfPageSeconds: number };
+  /** A later launch of the registration took over (concurrent launch detection); `force`: this one is ended. */
+  superseded?: { force: boolean };
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */

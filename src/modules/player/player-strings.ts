@@ -19,6 +19,12 @@ export interface PlayerStrings {
   showWindow: string;
   popupBlocked: string;
   sessionEnded: string;
+  /** A SCO exited and the exit action is DISPLAY_MESSAGE. */
+  scoExited: string;
+  /** The exit action is EXIT_COURSE_AFTER_CONFIRM. */
+  confirmExit: string;
+  /** Concurrent launch detection: the course was launched again elsewhere. */
+  launchedElsewhere: string;
   /** `{n}` = the number of attempts so far. */
   saveFailing: string;
   nextFailed: string;
@@ -42,6 +48,9 @@ const EN: PlayerStrings = {
   showWindow: 'Show the course window',
   popupBlocked: 'Your browser blocked the course window. Use the button below to open it.',
   sessionEnded: 'This session has ended; your latest progress could not be saved. Launch the course again.',
+  scoExited: 'This part of the course has ended. Choose where to go next from the table of contents, or exit.',
+  confirmExit: 'You have finished this part of the course. Leave the course now?',
+  launchedElsewhere: 'The course was launched again in another window. Progress made in this window is no longer saved; continue in the other window.',
   saveFailing: 'Your progress could not be saved ({n} attempts). Retrying; please keep this window open.',
   nextFailed: 'The next part of the course could not be opened. Check your connection and try again.',
 };
@@ -64,6 +73,9 @@ const FR: PlayerStrings = {
   showWindow: 'Afficher la fenêtre du cours',
   popupBlocked: 'Votre navigateur a bloqué la fenêtre du cours. Utilisez le bouton ci-dessous pour l’ouvrir.',
   sessionEnded: 'Cette session est terminée ; votre dernière progression n’a pas pu être enregistrée. Relancez le cours.',
+  scoExited: 'Cette partie du cours est terminée. Choisissez la suite dans la table des matières, ou quittez.',
+  confirmExit: 'Vous avez terminé cette partie du cours. Quitter le cours maintenant ?',
+  launchedElsewhere: 'Le cours a été relancé dans une autre fenêtre. La progression faite dans cette fenêtre n’est plus enregistrée ; continuez dans l’autre fenêtre.',
   saveFailing: 'Votre progression n’a pas pu être enregistrée ({n} tentatives). Nouvel essai ; gardez cette fenêtre ouverte.',
   nextFailed: 'La partie suivante du cours n’a pas pu être ouverte. Vérifiez votre connexion et réessayez.',
 };
@@ -86,6 +98,9 @@ const DE: PlayerStrings = {
   showWindow: 'Kursfenster anzeigen',
   popupBlocked: 'Ihr Browser hat das Kursfenster blockiert. Öffnen Sie es mit der Schaltfläche unten.',
   sessionEnded: 'Diese Sitzung ist beendet; Ihr letzter Fortschritt konnte nicht gespeichert werden. Starten Sie den Kurs erneut.',
+  scoExited: 'Dieser Teil des Kurses ist beendet. Wählen Sie im Inhaltsverzeichnis, wie es weitergeht, oder beenden Sie den Kurs.',
+  confirmExit: 'Sie haben diesen Teil des Kurses abgeschlossen. Den Kurs jetzt verlassen?',
+  launchedElsewhere: 'Der Kurs wurde in einem anderen Fenster erneut gestartet. Fortschritt in diesem Fenster wird nicht mehr gespeichert; arbeiten Sie im anderen Fenster weiter.',
   saveFailing: 'Ihr Fortschritt konnte nicht gespeichert werden ({n} Versuche). Neuer Versuch; bitte lassen Sie dieses Fenster offen.',
   nextFailed: 'Der nächste Teil des Kurses konnte nicht geöffnet werden. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
 };
@@ -108,6 +123,9 @@ const ES: PlayerStrings = {
   showWindow: 'Mostrar la ventana del curso',
   popupBlocked: 'Su navegador bloqueó la ventana del curso. Use el botón de abajo para abrirla.',
   sessionEnded: 'Esta sesión ha terminado; no se pudo guardar su último progreso. Vuelva a iniciar el curso.',
+  scoExited: 'Esta parte del curso ha terminado. Elija cómo seguir en la tabla de contenidos, o salga.',
+  confirmExit: 'Ha terminado esta parte del curso. ¿Salir del curso ahora?',
+  launchedElsewhere: 'El curso se ha abierto de nuevo en otra ventana. El progreso en esta ventana ya no se guarda; continúe en la otra ventana.',
   saveFailing: 'No se pudo guardar su progreso ({n} intentos). Reintentando; mantenga esta ventana abierta.',
   nextFailed: 'No se pudo abrir la siguiente parte del curso. Compruebe su conexión e inténtelo de nuevo.',
 };

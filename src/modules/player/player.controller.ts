@@ -111,7 +111,7 @@ export class PlayerController {
       res.setHeader('Cache-Control', 'no-store');
       res.json({ ...launch, contentUrl: contentUrlOf(launch.contentHref) });
     } catch (err) {
-      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message });
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message, ...(err.reason ? { reason: err.reason } : {}) });
       else throw err;
     }
   }
@@ -129,7 +129,7 @@ export class PlayerController {
       res.setHeader('Cache-Control', 'no-store');
       res.json({ ...outcome, ...(outcome.launch ? { launch: { ...outcome.launch, contentUrl: contentUrlOf(outcome.launch.contentHref) } } : {}) });
     } catch (err) {
-      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message });
+      if (err instanceof PlayerError) res.status(err.status).json({ result: false, message: err.message, ...(err.reason ? { reason: err.reason } : {}) });
       else throw err;
     }
   }

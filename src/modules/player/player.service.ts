@@ -32,6 +32,7 @@ import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './le
 import { CommitStore } from './commit-store';
 import { ATTEMPT_SETTING_IDS, launchesAsNoCredit, resetsRuntimeData, resetTimingOf, startNewAttempt } from './attempt-data';
 import { PlayerError } from './player-errors';
+import { type ExitBehaviour, LAUNCH_SETTING_IDS, launchSettingsOf } from './launch-settings';
 import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
@@ -78,6 +79,8 @@ export interface PlayerPageModel extends ActivityLaunch {
   /** How the page's SCORM API commits and what it enforces (the launch's settings; previews: the defaults). */
   client: PlayerClientSettings;
   nav: PlayerNav;
+  /** What the page does when a SCO exits (sessions launched before exit settings: the page's own defaults). */
+  exit?: ExitBehaviour;
   /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
   seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
   /** Launches that capture the runtime in their history log: the page records the SCO's API calls at this level. */
@@ -240,6 +243,13 @@ function liveSession(row: PlayerSessionEntity | null): LiveSession {
   if (!row || !row.usedAt || !row.settings?.activityId || row.expiresAt.getTime() <= Date.now()) {
     throw new PlayerError(410, 'This session has ended', 'The player session is over. Launch the course again.');
   }
+  const superseded = row.settings.superseded;
+  if (superseded) {
+    // Concurrent launch detection: a later launch of the registration took over; this window no longer records.
+    throw superseded.force
+      ? new PlayerError(410, 'This session has ended', 'The course was launched again in another window, which ended this one.', 'forcedExit')
+      : new PlayerError(409, 'The course is open in another window', 'The course was launched again in another window. Progress made in this window is no longer saved; continue in the other window.', 'concurrentLaunch');
+  }
   return row as LiveSession;
 }
 
@@ -350,11 +360,13 @@ export class PlayerService {
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
-    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS]);
+    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
     const rollup = rollupRulesOf(scormVersion, values);
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
     const history = claims.tracking ? historyCaptureOf(values) : undefined;
+    const launchSettings = launchSettingsOf(values, scormVersion === '1.2');
+    const statements = claims.tracking && launchSettings.statements && version.learningStandard !== 'XAPI';
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
     let launchHistoryId: string | null = null;
@@ -415,7 +427,7 @@ export class PlayerService {
     }
     const passing = passingOf(launchable);
     const settings: PlayerSessionSettings = {
-      redirectOnExitUrl: claims.redirect,
+      redirectOnExitUrl: claims.redirect || launchSettings.redirectOnExitUrl,
       tracking: claims.tracking,
       ...(claims.culture ? { culture: claims.culture } : {}),
       ...(claims.css ? { cssUrl: claims.css } : {}),
@@ -435,7 +447,11 @@ export class PlayerService {
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
       ...(resumed ? { resumed } : {}),
       ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
-      ...(claims.tracking && version.learningStandard !== 'XAPI' && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
+      ...(statements && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
+      ...(launchSettings.statements ? {} : { statementsOff: true as const }),
+      exit: launchSettings.exit,
+      ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
+      ...(mediaOf(version) ? { media: launchSettings.media } : {}),
       ...(history ? { history } : {}),
     };
     if (cmi5) {
@@ -443,7 +459,8 @@ export class PlayerService {
       settings.cmi5 = await this.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
     }
     const sessionToken = await this.openSession(claims.id, settings, launchHistoryId, now);
-    if (claims.tracking && version.learningStandard !== 'XAPI' && !cmi5) {
+    if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
+    if (statements && !cmi5) {
       await this.launchStatements.launched({
         appId: claims.app,
         registrationId: claims.reg,
@@ -523,6 +540,24 @@ export class PlayerService {
       },
       now,
     });
+  }
+
+  /**
+   * Concurrent launch detection: the registration's other live sessions (the `rows` most recent) are told that this
+   * launch took over; their next request answers 409 (the page says so and stops saving), or 410 with `force` (the
+   * page leaves). Launch time only: commits read the mark with their session, at no extra cost.
+   */
+  private async supersedeOthers(appId: string, registrationId: string, sessionId: string, opts: { rows: number; force: boolean }, now: Date): Promise<void> {
+    const others = await this.sessions
+      .createQueryBuilder('s')
+      .where('s.appId = :appId AND s.registrationId = :registrationId AND s.id <> :sessionId AND s.usedAt IS NOT NULL AND s.expiresAt > :now', { appId, registrationId, sessionId, now })
+      .orderBy('s.usedAt', 'DESC')
+      .take(opts.rows)
+      .getMany();
+    for (const other of others) {
+      if (!other.settings?.activityId || other.settings.superseded) continue;
+      await this.sessions.update({ id: other.id }, { settings: { ...other.settings, superseded: { force: opts.force } } });
+    }
   }
 
   private async openSession(id: string, settings: PlayerSessionSettings, launchHistoryId: string | null, now: Date): Promise<string> {
@@ -645,7 +680,7 @@ export class PlayerService {
         const valid = s.history.seq === 'detailed' ? `; valid now: ${validRequestsOf(navOf(engine))}` : '';
         await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('nav', `${requestLabel(req)} (current ${cur === undefined ? 'none' : JSON.stringify(cur)}): ${outcome}${valid}`));
       }
-      if (s.tracking && s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
+      if (s.tracking && s.postbacks !== false && (!s.postbacksAtExit || result.ended)) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
       const next = { ...session, settings } as LiveSession;
       return {
         ...(launchable ? { launch: this.activityLaunch(next, ctx, launchable, engine) } : {}),
@@ -789,6 +824,7 @@ export class PlayerService {
       ...(s.culture ? { culture: s.culture } : {}),
       launchType: await this.launchTypeOf(session, version),
       client: s.client ?? DEFAULT_CLIENT_SETTINGS,
+      ...(s.exit ? { exit: s.exit } : {}),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
       ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
@@ -1030,14 +1066,22 @@ export class PlayerService {
       // The xAPI statements of this commit (ADL SCORM profile), stored in its transaction: only when the commit changed
       // something a statement reports (most commits only move suspend data and location).
       const statements =
-        body.final === true || reportedOf(node) !== reported
+        !s.statementsOff && (body.final === true || reportedOf(node) !== reported)
           ? await this.launchStatements.forCommit({ ...where, activityId: s.activityId, standard: s.standard, cmi, final: body.final === true, passing: s.passing, at: new Date(), subject: s.statements, reported: inst.xapiReported, state })
           : null;
       // Everything the answer needs is worked out before the commit waits for its transaction, and the tree goes to the
       // store as its JSON, so that only strings wait with it, not the commit's objects (measured: GC time unchanged under
       // the benchmark's load). The valid requests change only with the tracking state: most commits (location, suspend
       // data) leave it as it was.
-      const answer = { applied: true, activityCompletion: node.activityCompletion, activitySuccess: node.activitySuccess, ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine) } : {}) };
+      const answer = {
+        applied: true,
+        activityCompletion: node.activityCompletion,
+        activitySuccess: node.activitySuccess,
+        // The course's state after this commit: the page's exit actions depend on whether the course is satisfied.
+        registrationCompletion: completion,
+        registrationSuccess: tree.activitySuccess,
+        ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine) } : {}),
+      };
       const applied = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: jsonColumn.to(tree) as string,
         completion,
@@ -1058,7 +1102,7 @@ export class PlayerService {
       if (!applied) continue;
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
       // resolved the postback target (postbacks undefined) let schedule() find out.
-      if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
+      if (s.postbacks !== false && (!s.postbacksAtExit || body.final === true)) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
       return answer;
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');

@@ -18,6 +18,22 @@ export function shapeForResultsFormat(view: RegistrationView, format: PostBackDt
   return { ...summary, activityDetails: strip(activityDetails) };
 }
 
+/** How long a postback may take when the application sets no ApiPostbackTimeoutSeconds (its default: 10 s). */
+export const DEFAULT_POSTBACK_TIMEOUT_MS = 10_000;
+
+export interface PostbackOptions {
+  timeoutMs?: number;
+  userAgent?: string;
+}
+
+/** The application-level settings of postback requests, and what they become. */
+export const POSTBACK_REQUEST_SETTING_IDS = ['ApiPostbackTimeoutSeconds', 'WebHookCustomUserAgent'];
+export function postbackOptionsOf(values: ReadonlyMap<string, string>): PostbackOptions {
+  const seconds = Number(values.get('ApiPostbackTimeoutSeconds'));
+  const userAgent = values.get('WebHookCustomUserAgent')?.trim();
+  return { ...(Number.isFinite(seconds) && seconds > 0 ? { timeoutMs: seconds * 1000 } : {}), ...(userAgent ? { userAgent } : {}) };
+}
+
 /**
  * Sends registration data to a postback URL the way SCORM Cloud does: HTTPBASIC puts the credentials in an
  * Authorization header and the JSON as the body; FORM (and UNDEFINED) sends an urlencoded form with the JSON
@@ -27,8 +43,11 @@ export function shapeForResultsFormat(view: RegistrationView, format: PostBackDt
 export class RegistrationPostback {
   constructor(private readonly outbound: OutboundHttp) {}
 
-  /** `signing` adds headers computed from the exact body (the signature of registration postbacks). */
-  async send(postBack: PostBackDto, view: RegistrationView, signing?: (body: string) => Record<string, string>): Promise<void> {
+  /**
+   * `signing` adds headers computed from the exact body (the signature of registration postbacks); `options`: the
+   * application's ApiPostbackTimeoutSeconds and WebHookCustomUserAgent.
+   */
+  async send(postBack: PostBackDto, view: RegistrationView, signing?: (body: string) => Record<string, string>, options: PostbackOptions = {}): Promise<void> {
     if (!postBack.url) throw new InvalidInputError('url is required');
     const problem = httpUrlProblem(postBack.url, 'url');
     if (problem) throw new InvalidInputError(problem);
@@ -48,9 +67,10 @@ export class RegistrationPostback {
       body = form.toString();
     }
     if (signing) Object.assign(headers, signing(body));
+    if (options.userAgent) headers['user-agent'] = options.userAgent;
     let status: number;
     try {
-      status = (await this.outbound.post(postBack.url, body, headers, 15_000)).status;
+      status = (await this.outbound.post(postBack.url, body, headers, options.timeoutMs ?? DEFAULT_POSTBACK_TIMEOUT_MS)).status;
     } catch (err) {
       if (err instanceof OutboundError) throw new InvalidInputError(`postback to ${postBack.url} failed: ${err.message}`);
       throw err;

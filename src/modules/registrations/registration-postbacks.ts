@@ -13,7 +13,7 @@ import { SettingsService } from '../settings/settings.service';
 import type { PostBackDto } from './dto/registration.dto';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
-import { RegistrationPostback } from './registration-postback';
+import { POSTBACK_REQUEST_SETTING_IDS, postbackOptionsOf, RegistrationPostback } from './registration-postback';
 import { postbackSignature, postbackSigningKey } from './registration-postback-signing';
 import { httpUrlProblem, RegistrationsService } from './registrations.service';
 
@@ -170,11 +170,17 @@ export class RegistrationPostbacks implements OnModuleInit {
     if (problem) return { delivered: false, reason: problem };
     const view = await this.registrations.progress(appId, registrationId, { includeChildResults: true, includeRuntime: true, includeInteractionsAndObjectives: true }, instance);
     const key = postbackSigningKey(this.keys, appId);
-    await this.sender.send(postBack, view, (body) => ({
-      'x-lcds-signature': postbackSignature(key, body, Math.floor(Date.now() / 1000)),
-      'x-lcds-delivery': randomUUID(),
-      'x-lcds-sequence': String(seq),
-    }));
+    const options = postbackOptionsOf(await this.settings.effective(appId, { level: 'application' }, POSTBACK_REQUEST_SETTING_IDS));
+    await this.sender.send(
+      postBack,
+      view,
+      (body) => ({
+        'x-lcds-signature': postbackSignature(key, body, Math.floor(Date.now() / 1000)),
+        'x-lcds-delivery': randomUUID(),
+        'x-lcds-sequence': String(seq),
+      }),
+      options,
+    );
     return { delivered: true };
   }
 

@@ -15,7 +15,8 @@ import { TagsService } from '../tags/tags.service';
 import { CreateRegistrationDto, CreateRegistrationQueryDto, LaunchLinkRequestDto, PostBackDto } from './dto/registration.dto';
 import { LaunchHistoryQueryDto, RegistrationIncludeQueryDto, RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { activityIdsOf, LaunchLinks, launchOptionsOf } from './launch-links';
-import { RegistrationPostback } from './registration-postback';
+import { RegistrationRestarts } from './registration-restarts';
+import { POSTBACK_REQUEST_SETTING_IDS, postbackOptionsOf, RegistrationPostback } from './registration-postback';
 import { RegistrationsService } from './registrations.service';
 
 const R = [Scope.Read, Scope.ReadRegistration] as const;
@@ -32,6 +33,7 @@ export class RegistrationsController {
     private readonly settings: SettingsService,
     private readonly postback: RegistrationPostback,
     private readonly launchLinks: LaunchLinks,
+    private readonly restarts: RegistrationRestarts,
   ) {}
 
   @Post()
@@ -64,8 +66,8 @@ export class RegistrationsController {
   @HttpCode(204)
   @ApiOperation({ operationId: 'TestRegistrationPostback' })
   @Authorize(...W)
-  async testRegistrationPostback(@Body() body: PostBackDto) {
-    await this.postback.send(body, this.postback.dummy());
+  async testRegistrationPostback(@CurrentPrincipal() p: Principal, @Body() body: PostBackDto) {
+    await this.postback.send(body, this.postback.dummy(), undefined, postbackOptionsOf(await this.settings.effective(p.appId, { level: 'application' }, POSTBACK_REQUEST_SETTING_IDS)));
   }
 
   // HEAD before GET: Express lets a GET route answer HEAD requests when it is matched first.
@@ -97,8 +99,10 @@ export class RegistrationsController {
   @Authorize(...R)
   async buildRegistrationLaunchLink(@CurrentPrincipal() p: Principal, @Param('registrationId') registrationId: string, @Body() body: LaunchLinkRequestDto) {
     const reg = await this.registrations.requireRegistration(p.appId, registrationId);
-    const inst = await this.registrations.requireInstance(p.appId, reg);
-    const options = launchOptionsOf(body, () => activityIdsOf(inst.activityDetails, (n) => n.id));
+    // The options are checked against the instance as it is, before WhenToRestartRegistration may start another.
+    const current = await this.registrations.requireInstance(p.appId, reg);
+    const options = launchOptionsOf(body, () => activityIdsOf(current.activityDetails, (n) => n.id));
+    const inst = await this.restarts.instanceToLaunch(p.appId, reg, current);
     const launchLink = await this.launchLinks.issue({
       ...options,
       appId: p.appId,

@@ -13,6 +13,7 @@ import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationsController } from './registrations.controller';
+import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationsService } from './registrations.service';
 
 /**
@@ -22,7 +23,7 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts],
   exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog],
 })
 export class RegistrationsModule implements OnModuleInit {

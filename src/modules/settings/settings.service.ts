@@ -193,6 +193,15 @@ export class SettingsService implements OnModuleInit {
   }
 
   /**
+   * The applications whose own (application-level) value of a Tenant-level setting is `value` (stored normalised),
+   * for background jobs that act per application on a setting whose default leaves them off.
+   */
+  async applicationsWith(settingId: string, value: string): Promise<string[]> {
+    const rows = await this.values.find({ where: { level: 'application', targetId: '', variant: '', settingId, value }, select: { appId: true } });
+    return rows.map((r) => r.appId);
+  }
+
+  /**
    * Deletes what is stored at a target and below it: a course takes its versions along, a registration its
    * instances, an application target without a learning standard its buckets too. For deleted resources.
    */

@@ -1,0 +1,128 @@
+import { BrowserContext, Frame, Page } from 'playwright-core';
+import { importCourse } from '../support/courses';
+import { openPage, playerTestBed, waitFor, zipOf } from '../support/player';
+import { call, TestServer } from '../support/test-server';
+
+const SCOS = ['sco-1', 'sco-2', 'sco-3'];
+
+/**
+ * A SCORM 1.2 course of three SCOs. Each SCO initialises and waits; `window.finish(status, exit)` sets its
+ * lesson_status and cmi.core.exit and calls LMSFinish, as a SCO's own "done" button would.
+ */
+async function threeScos(): Promise<Buffer> {
+  const manifest = `<?xml version="1.0"?><manifest identifier="exit12" version="1" xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2">
+<metadata><schema>ADL SCORM</schema><schemaversion>1.2</schemaversion></metadata>
+<organizations default="org"><organization identifier="org"><title>Exit actions</title>
+${SCOS.map((id) => `<item identifier="${id}" identifierref="res-${id}"><title>Lesson ${id}</title></item>`).join('\n')}
+</organization></organizations>
+<resources>${SCOS.map((id) => `<resource identifier="res-${id}" type="webcontent" adlcp:scormtype="sco" href="${id}/index.html"><file href="${id}/index.html"/></resource>`).join('')}</resources></manifest>`;
+  const files: Record<string, string> = { 'imsmanifest.xml': manifest };
+  for (const id of SCOS) {
+    files[`${id}/index.html`] = `<!doctype html><html><head><meta charset="utf-8"><title>${id}</title><script>
+function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.API) return w.API; if (w.parent === w) break; w = w.parent; } return null; }
+var API = findAPI(window);
+window.finish = function (status, exit) { API.LMSSetValue('cmi.core.lesson_status', status); API.LMSSetValue('cmi.core.exit', exit); API.LMSFinish(''); };
+window.onload = function () { API.LMSInitialize(''); document.getElementById('state').textContent = 'ready'; };
+</script></head><body><h1>${id}</h1><p id="state">loading</p></body></html>`;
+  }
+  return zipOf(files);
+}
+
+describe('player: what follows when a SCORM 1.2 SCO exits (Player…ExitAction, RedirectOnExitUrl)', () => {
+  let s: TestServer;
+  let app: string;
+  let context: BrowserContext;
+  const { createReg, link, progress } = playerTestBed({ id: 'learner-exit' }, (bed) => ({ s, app, context } = bed), async () => {
+    for (const id of ['exit-defaults', 'exit-course', 'exit-reg']) await importCourse(s.api, app, id, { name: `${id}.zip`, data: await threeScos(), type: 'application/zip' });
+  });
+  const configure = async (path: string, settings: Record<string, string>) => {
+    const r = await call(`${s.api}/${path}/configuration`, { method: 'POST', auth: app, json: { settings: Object.entries(settings).map(([settingId, value]) => ({ settingId, value })) } });
+    expect(r.status).toBe(204);
+  };
+  /** The SCO frame once it runs SCO `id` and its page is ready. */
+  const sco = async (page: Page, id: string): Promise<Frame> => {
+    const frame = await waitFor(
+      async () => (await (await page.$('#lcds-sco'))?.contentFrame()) ?? null,
+      (f) => !!f && f.url().includes(`/${id}/`),
+    );
+    if (!frame?.url().includes(`/${id}/`)) throw new Error(`the player never ran ${id}`);
+    await frame.locator('#state').filter({ hasText: 'ready' }).waitFor();
+    return frame;
+  };
+  /** The message the player writes where the SCO was (DISPLAY_MESSAGE). */
+  const exitedMessage = async (page: Page) => {
+    const frame = await (await page.$('#lcds-sco'))!.contentFrame();
+    await frame!.locator('#lcds-sco-exited').waitFor();
+    return frame!.locator('#lcds-sco-exited').textContent();
+  };
+  const finish = (frame: Frame, status: string, exit: string) => frame.evaluate(([st, ex]) => (window as unknown as { finish(a: string, b: string): void }).finish(st, ex), [status, exit]);
+
+  it('defaults: a middle SCO that exits shows a message in its place; the last one, the course satisfied, leaves the course', async () => {
+    await createReg('ex-def', 'exit-defaults');
+    const page = await openPage(context, await link('ex-def'));
+    await finish(await sco(page, 'sco-1'), 'completed', '');
+    // PlayerIntermediateScoNotSatisfiedNormalExitAction = DISPLAY_MESSAGE: the learner picks what follows.
+    expect(await exitedMessage(page)).toBe('This part of the course has ended. Choose where to go next from the table of contents, or exit.');
+    expect(await page.locator('#lcds-done').isVisible()).toBe(false);
+    await page.locator('#lcds-next:not([disabled])').click();
+    await finish(await sco(page, 'sco-2'), 'completed', '');
+    await exitedMessage(page);
+    await page.locator('#lcds-next:not([disabled])').click();
+    // The last SCO completes the course: PlayerFinalScoCourseSatisfiedNormalExitAction = EXIT_COURSE.
+    await finish(await sco(page, 'sco-3'), 'completed', '');
+    await page.locator('#lcds-done').waitFor({ state: 'visible' });
+    const p = await waitFor(() => progress('ex-def'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p.registrationCompletion).toBe('COMPLETED');
+    await page.close();
+  });
+
+  it('course and registration settings: GO_TO_NEXT_SCO launches the next SCO, EXIT_COURSE_AFTER_CONFIRM asks, DO_NOTHING leaves the SCO on screen', async () => {
+    await configure('courses/exit-course', { PlayerIntermediateScoNotSatisfiedNormalExitAction: 'GO_TO_NEXT_SCO', PlayerIntermediateScoNotSatisfiedSuspendExitAction: 'EXIT_COURSE_AFTER_CONFIRM' });
+    await createReg('ex-next', 'exit-course');
+    const page = await openPage(context, await link('ex-next'));
+    // Incomplete, normal exit: the next SCO starts by itself.
+    await finish(await sco(page, 'sco-1'), 'incomplete', '');
+    await sco(page, 'sco-2');
+    expect(await page.locator('#lcds-toc .lcds-item[data-id="sco-2"]').getAttribute('aria-current')).toBe('step');
+    // Suspend: the learner is asked (openPage accepts dialogs) and leaves the course.
+    const asked: string[] = [];
+    page.on('dialog', (d) => asked.push(d.message()));
+    await finish(await sco(page, 'sco-2'), 'incomplete', 'suspend');
+    await page.locator('#lcds-done').waitFor({ state: 'visible' });
+    expect(asked).toEqual(['You have finished this part of the course. Leave the course now?']);
+    await page.close();
+
+    // The registration's own value wins over the course's.
+    await createReg('ex-still', 'exit-course');
+    await configure('registrations/ex-still', { PlayerIntermediateScoNotSatisfiedNormalExitAction: 'DO_NOTHING' });
+    const second = await openPage(context, await link('ex-still'));
+    const frame = await sco(second, 'sco-1');
+    await finish(frame, 'incomplete', '');
+    await waitFor(() => progress('ex-still'), (v) => v.activityDetails.children[0].activityCompletion === 'INCOMPLETE');
+    await second.locator('#lcds-next:not([disabled])').waitFor();
+    expect(await frame.locator('h1').textContent()).toBe('sco-1');
+    expect(await second.locator('#lcds-sco').evaluate((f: HTMLIFrameElement) => f.contentDocument?.getElementById('lcds-sco-exited'))).toBeNull();
+    await second.close();
+  });
+
+  it('the final SCO exiting, course not satisfied: time-out leaves by default, the registration’s DISPLAY_MESSAGE shows a message, EXIT_COURSE goes to the RedirectOnExitUrl setting', async () => {
+    await createReg('ex-final', 'exit-reg');
+    let page = await openPage(context, await link('ex-final', { startSco: 'sco-3' }));
+    await finish(await sco(page, 'sco-3'), 'incomplete', 'time-out');
+    // PlayerFinalScoCourseNotSatisfiedTimeoutExitAction defaults to EXIT_COURSE: the player leaves.
+    await page.locator('#lcds-done').waitFor({ state: 'visible' });
+    await page.close();
+
+    const target = `${s.baseUrl}/api/v2/ping?left=ex-final`;
+    await configure('registrations/ex-final', { PlayerFinalScoCourseNotSatisfiedTimeoutExitAction: 'DISPLAY_MESSAGE', PlayerFinalScoCourseNotSatisfiedLogoutExitAction: 'EXIT_COURSE', RedirectOnExitUrl: target });
+    page = await openPage(context, await link('ex-final', { startSco: 'sco-3', redirectOnExitUrl: '' }));
+    await finish(await sco(page, 'sco-3'), 'incomplete', 'time-out');
+    await exitedMessage(page);
+    await page.locator('#lcds-toc .lcds-item[data-id="sco-3"]:not([disabled])').click();
+    // Logout: EXIT_COURSE, and the link named no redirectOnExitUrl: the setting's URL.
+    await finish(await sco(page, 'sco-3'), 'incomplete', 'logout');
+    await waitFor(() => Promise.resolve(page.url()), (u) => u === target);
+    expect(page.url()).toBe(target);
+    await page.close();
+  });
+});
