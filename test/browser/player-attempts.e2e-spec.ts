@@ -17,7 +17,7 @@ var API = findAPI(window);
 window.onload = function () {
   API.Initialize('');
   var seen = {};
-  ['cmi.entry', 'cmi.location', 'cmi.completion_status', 'cmi.success_status', 'cmi.score.scaled', 'cmi.suspend_data', 'cmi.credit'].forEach(function (k) { seen[k] = API.GetValue(k); });
+  ['cmi.entry', 'cmi.location', 'cmi.completion_status', 'cmi.success_status', 'cmi.score.scaled', 'cmi.suspend_data', 'cmi.credit', 'cmi.total_time'].forEach(function (k) { seen[k] = API.GetValue(k); });
   document.getElementById('seen').textContent = JSON.stringify(seen);
   window.ready = true;
 };
@@ -37,7 +37,7 @@ const REMEDIATION = `<?xml version="1.0"?>
 
 const SCO12 = `API.LMSInitialize('');
   var seen = {};
-  ['cmi.core.entry', 'cmi.core.lesson_location', 'cmi.core.lesson_status', 'cmi.core.score.raw', 'cmi.core.credit', 'cmi.suspend_data'].forEach(function (k) { seen[k] = API.LMSGetValue(k); });
+  ['cmi.core.entry', 'cmi.core.lesson_location', 'cmi.core.lesson_status', 'cmi.core.score.raw', 'cmi.core.credit', 'cmi.suspend_data', 'cmi.core.total_time'].forEach(function (k) { seen[k] = API.LMSGetValue(k); });
   document.getElementById('state').setAttribute('data-seen', JSON.stringify(seen));
   window.report = function (v) { for (var k in v) API.LMSSetValue(k, v[k]); API.LMSCommit(''); API.LMSFinish(''); };`;
 
@@ -88,7 +88,7 @@ describe('player: a new attempt starts on a fresh data model; only a suspended o
     );
     await waitFor(() => page.evaluate<{ pending: boolean; sending: boolean }>('window.lcdsPlayer.state()'), (st) => !st.pending && !st.sending);
   };
-  const FRESH = { 'cmi.entry': 'ab-initio', 'cmi.location': '', 'cmi.completion_status': 'unknown', 'cmi.success_status': 'unknown', 'cmi.score.scaled': '', 'cmi.suspend_data': '' };
+  const FRESH = { 'cmi.entry': 'ab-initio', 'cmi.location': '', 'cmi.completion_status': 'unknown', 'cmi.success_status': 'unknown', 'cmi.score.scaled': '', 'cmi.suspend_data': '', 'cmi.total_time': 'PT0H0M0S' };
 
   it('SCORM 2004: a retried post test and a completed SCO chosen again start fresh; a suspended SCO resumes', async () => {
     await createReg('rem-1', 'remediation');
@@ -100,7 +100,7 @@ describe('player: a new attempt starts on a fresh data model; only a suspended o
     // The post test's first attempt fails: its post condition retries it.
     const first = await at(page, 'posttest');
     expect(first.seen).toMatchObject(FRESH);
-    await leave(page, first.frame, { 'cmi.location': 'q5', 'cmi.suspend_data': 'answers=1,2', 'cmi.completion_status': 'completed', 'cmi.success_status': 'failed', 'cmi.score.scaled': '0.4', 'cmi.exit': 'normal' }, 'continue');
+    await leave(page, first.frame, { 'cmi.location': 'q5', 'cmi.suspend_data': 'answers=1,2', 'cmi.completion_status': 'completed', 'cmi.success_status': 'failed', 'cmi.score.scaled': '0.4', 'cmi.session_time': 'PT25S', 'cmi.exit': 'normal' }, 'continue');
     await waitFor(() => progress('rem-1'), (p) => find(p.activityDetails, 'posttest')?.attempts === 2);
     const second = await at(page, 'posttest');
     expect(second.seen).toMatchObject(FRESH);
@@ -154,19 +154,20 @@ describe('player: a new attempt starts on a fresh data model; only a suspended o
     await createReg('r12-credit', 'relaunch12');
     let l = await launch12('r12-credit');
     expect(l.seen).toMatchObject({ 'cmi.core.entry': 'ab-initio', 'cmi.core.lesson_status': 'not attempted', 'cmi.core.credit': 'credit' });
-    await finish12(l.page, { 'cmi.core.lesson_location': 'p3', 'cmi.suspend_data': 'state-1', 'cmi.core.lesson_status': 'incomplete', 'cmi.core.exit': 'suspend' });
+    await finish12(l.page, { 'cmi.core.lesson_location': 'p3', 'cmi.suspend_data': 'state-1', 'cmi.core.lesson_status': 'incomplete', 'cmi.core.session_time': '00:00:10', 'cmi.core.exit': 'suspend' });
     l = await launch12('r12-credit');
-    expect(l.seen).toMatchObject({ 'cmi.core.entry': 'resume', 'cmi.core.lesson_location': 'p3', 'cmi.suspend_data': 'state-1', 'cmi.core.lesson_status': 'incomplete', 'cmi.core.credit': 'credit' });
-    await finish12(l.page, { 'cmi.core.lesson_status': 'passed', 'cmi.core.score.raw': '90', 'cmi.core.score.max': '100', 'cmi.core.score.min': '0', 'cmi.core.exit': '' });
+    expect(l.seen).toMatchObject({ 'cmi.core.entry': 'resume', 'cmi.core.lesson_location': 'p3', 'cmi.suspend_data': 'state-1', 'cmi.core.lesson_status': 'incomplete', 'cmi.core.credit': 'credit', 'cmi.core.total_time': expect.stringMatching(/^0+:00:10$/) });
+    await finish12(l.page, { 'cmi.core.lesson_status': 'passed', 'cmi.core.score.raw': '90', 'cmi.core.score.max': '100', 'cmi.core.score.min': '0', 'cmi.core.session_time': '00:00:20', 'cmi.core.exit': '' });
     await waitFor(() => progress('r12-credit'), (p) => p.registrationSuccess === 'PASSED');
 
     // Passed and exited normally: a new attempt on fresh data, no credit (PlayerLaunchCompletedRegsAsNoCredit YES).
     l = await launch12('r12-credit');
-    expect(l.seen).toMatchObject({ 'cmi.core.entry': 'ab-initio', 'cmi.core.lesson_location': '', 'cmi.suspend_data': '', 'cmi.core.lesson_status': 'not attempted', 'cmi.core.score.raw': '', 'cmi.core.credit': 'no-credit' });
+    expect(l.seen).toMatchObject({ 'cmi.core.entry': 'ab-initio', 'cmi.core.lesson_location': '', 'cmi.suspend_data': '', 'cmi.core.lesson_status': 'not attempted', 'cmi.core.score.raw': '', 'cmi.core.credit': 'no-credit', 'cmi.core.total_time': expect.stringMatching(/^0+:00:00$/) });
     await finish12(l.page, { 'cmi.core.lesson_status': 'failed', 'cmi.core.score.raw': '20', 'cmi.core.score.max': '100', 'cmi.core.score.min': '0', 'cmi.core.lesson_location': 'p1' });
     const p = await waitFor(() => progress('r12-credit'), (v) => v.activityDetails.children[0].runtime?.location === 'p1');
     expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: { scaled: 0.9 } });
-    expect(p.activityDetails.children[0]).toMatchObject({ activityCompletion: 'COMPLETED', activitySuccess: 'PASSED', score: { scaled: 0.9 }, attempts: 2 });
+    // The registration's time counts every attempt.
+    expect(p.activityDetails.children[0]).toMatchObject({ activityCompletion: 'COMPLETED', activitySuccess: 'PASSED', score: { scaled: 0.9 }, attempts: 2, timeTracked: '0000:00:30' });
   });
 
   it('SCORM 1.2 with PlayerLaunchCompletedRegsAsNoCredit NO: the relaunch runs with credit and its results count', async () => {

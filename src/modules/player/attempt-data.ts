@@ -1,4 +1,5 @@
 import type { ActivityResult, Runtime } from '../registrations/registration-types';
+import { formatTracked, trackedSeconds } from './scorm-runtime';
 
 /**
  * What a new attempt on a SCO starts with. SCORM 2004 (RTE 4.2.7 cmi.entry, SN DB.2): only a suspended attempt
@@ -29,6 +30,9 @@ export function launchesAsNoCredit(learningStandard: string, values: ReadonlyMap
   return summary.completion === 'COMPLETED' || summary.success === 'PASSED';
 }
 
+/** Seconds of the activity's current attempt (cmi.total_time): its runtime's total time, else (older data) the activity's. */
+export const attemptSecondsOf = (node: ActivityResult | null | undefined): number => trackedSeconds(node?.runtime?.totalTime ?? node?.timeTracked);
+
 /** SCORM courses (not AICC, media, xAPI or cmi5) whose run-time data PlayerResetRunTimeData governs. */
 export const resetsRuntimeData = (learningStandard: string, media: boolean): boolean => !media && /^SCORM/.test(learningStandard);
 
@@ -41,7 +45,7 @@ export function startNewAttempt(node: ActivityResult, timing: ResetTiming | unde
   if (!timing || timing === 'NEVER' || previousAttempts < 1 || !node.runtime) return false;
   if (timing === 'WHEN_EXIT_IS_NOT_SUSPEND' && node.runtime.exit === 'suspend') return false;
   const preference = node.runtime.learnerPreference;
-  node.runtime = { ...(preference ? { learnerPreference: preference } : {}) } satisfies Runtime;
+  node.runtime = { ...(preference ? { learnerPreference: preference } : {}), totalTime: formatTracked(0) } satisfies Runtime;
   node.suspended = false;
   // A non-sequenced SCO's score is its attempt's (the sequencer keeps its activities' scores itself; a no-credit
   // launch changes no result).

@@ -26,6 +26,8 @@ export interface PlayerSessionSettings {
   seqBase?: number;
   /** Set at launch and at each switch: seconds the activity had tracked before it started this time. */
   baseSeconds?: number;
+  /** Set at launch and at each switch: seconds of the activity's current attempt before it started this time (cmi.total_time). */
+  attemptBaseSeconds?: number;
   /** Set at launch: seconds the whole registration had tracked before this session (the launch history's base). */
   launchBaseSeconds?: number;
   /** Set at launch: the SCORM runtime the activity speaks. */

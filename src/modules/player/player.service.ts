@@ -30,7 +30,7 @@ import { applyXapiResults, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
 import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './learner-preference';
 import { CommitStore } from './commit-store';
-import { ATTEMPT_SETTING_IDS, launchesAsNoCredit, resetsRuntimeData, resetTimingOf, startNewAttempt } from './attempt-data';
+import { ATTEMPT_SETTING_IDS, attemptSecondsOf, launchesAsNoCredit, resetsRuntimeData, resetTimingOf, startNewAttempt } from './attempt-data';
 import { PlayerError } from './player-errors';
 import { type ExitBehaviour, LAUNCH_SETTING_IDS, launchSettingsOf } from './launch-settings';
 import { contentUrlOf } from './player-page';
@@ -435,6 +435,7 @@ export class PlayerService {
       activityId: launchable.id,
       seqBase: inst.commitSeq,
       baseSeconds,
+      attemptBaseSeconds: attemptSecondsOf(node),
       launchBaseSeconds: trackedSeconds(inst.activityDetails.timeTracked),
       standard: scormVersion,
       ...(passing !== undefined ? { passing } : {}),
@@ -664,7 +665,10 @@ export class PlayerService {
         if (!res.affected) continue;
         // What sequencing decided at the end of the attempt (rollup, an exit) is the launch's too.
         await this.recordLaunch(session, tree, result.ended === true, now);
-        if (launchable) settings.baseSeconds = trackedSeconds(node?.timeTracked);
+        if (launchable) {
+          settings.baseSeconds = trackedSeconds(node?.timeTracked);
+          settings.attemptBaseSeconds = attemptSecondsOf(node);
+        }
       } else settings.seqState = serializeEngine(engine);
       if (launchable) {
         settings.activityId = launchable.id;
@@ -745,7 +749,7 @@ export class PlayerService {
     const passing = passingOf(launchable);
     const masteryScore = s.standard === '1.2' && passing !== undefined ? Math.round(passing * 100) : undefined;
     const cmi = initialCmi(s.standard, node?.runtime, learner, {
-      totalSeconds: trackedSeconds(node?.timeTracked),
+      totalSeconds: attemptSecondsOf(node),
       ...(typeof launchable.data.dataFromLms === 'string' ? { launchData: launchable.data.dataFromLms } : {}),
       ...(masteryScore !== undefined ? { masteryScore } : {}),
       ...(s.standard === '2004' && passing !== undefined ? { scaledPassingScore: passing } : {}),
@@ -893,7 +897,7 @@ export class PlayerService {
         await this.recordLaunch(session, tree, false, now);
       }
       const passing = passingOf(launchable);
-      const settings: PlayerSessionSettings = { ...session.settings, activityId: launchable.id, baseSeconds: trackedSeconds(node?.timeTracked) };
+      const settings: PlayerSessionSettings = { ...session.settings, activityId: launchable.id, baseSeconds: trackedSeconds(node?.timeTracked), attemptBaseSeconds: attemptSecondsOf(node) };
       delete settings.passing;
       if (passing !== undefined) settings.passing = passing;
       if (settings.aicc) settings.aicc = { seq: settings.aicc.seq }; // the next AU starts from its stored state
@@ -1025,7 +1029,8 @@ export class PlayerService {
         : activityStateOf(s.standard, cmi, node.runtime, s.passing);
       const sessionSeconds = state.sessionSeconds ?? 0;
       const total = (s.baseSeconds ?? 0) + sessionSeconds;
-      node.runtime = { ...state.runtime, totalTime: formatTracked(total), timeTracked: formatTracked(total) };
+      // cmi.total_time is the attempt's (a new attempt starts from 0); the activity's time counts every attempt.
+      node.runtime = { ...state.runtime, totalTime: formatTracked((s.attemptBaseSeconds ?? s.baseSeconds ?? 0) + sessionSeconds), timeTracked: formatTracked(total) };
       const preference = learnerPreferenceOf(s.standard, cmi, state.runtime.learnerPreference);
       if (preference) {
         const changed = rules.globalPreferences && JSON.stringify(preference) !== JSON.stringify(state.runtime.learnerPreference);
