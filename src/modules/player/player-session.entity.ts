@@ -4,6 +4,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
 import type { RollupRules } from './scorm-runtime';
+import type { PlayerUiSettings } from './player-ui';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -30,6 +31,8 @@ export interface PlayerSessionSettings {
   passing?: number;
   /** Set at launch: the rollup rules of the registration instance's effective settings (sessions without: the defaults). */
   rollup?: RollupRules;
+  /** Set at launch: the player UI settings of the registration instance's effective settings (player-ui.ts). */
+  ui?: PlayerUiSettings;
   /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
   postbacks?: boolean;
   /** Set at launch: the course runs through the SCORM 2004 sequencing engine (navigation requests go to the server). */
