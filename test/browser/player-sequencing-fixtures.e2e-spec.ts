@@ -62,8 +62,9 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     await createReg(reg, 'scorm2004-3rd-golf-seq-forced-sequential');
     const page = await openPage(context, await link(reg));
     let frame = await sco(page, 'content=playing');
-    // Only the first SCO may be chosen; Continue is a valid request (the flow may still find nothing to deliver).
-    await expectNavUi(page, { choice: ['playing_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    // Only the first SCO may be chosen; Continue is not offered: it would flow into the next SCO, disabled until this
+    // one is satisfied (the lookahead, PlayerLookaheadSequencerMode REALTIME by default).
+    await expectNavUi(page, { choice: ['playing_item'], buttons: ['Exit', 'Suspend'] });
     // The SCO set incomplete as it started: commit it now rather than wait for the autocommit.
     await page.evaluate('window.API_1484_11.Commit("")');
     let p = await eventually(reg, (v) => details(v).playing_item === '1 INCOMPLETE UNKNOWN');
@@ -78,7 +79,8 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
 
     await button(page, 'Continue').click();
     frame = await sco(page, 'content=etiquette');
-    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    // Continue waits for this SCO too.
+    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item'], buttons: ['Previous', 'Exit', 'Suspend'] });
     p = await progress(reg);
     expect(details(p).playing_item).toBe('1 COMPLETED PASSED');
     // Its first attempt began (its "incomplete" arrives with the next commit).
@@ -99,7 +101,7 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     await finishSco(page, frame, 4);
     await button(page, 'Continue').click();
     frame = await sco(page, 'content=havingfun');
-    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item', 'handicapping_item', 'havingfun_item'], buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
+    await expectNavUi(page, { choice: ['playing_item', 'etuqiette_item', 'handicapping_item', 'havingfun_item'], buttons: ['Previous', 'Exit', 'Suspend'] });
     await finishSco(page, frame, 2);
     await expectNavUi(page, { choice: ALL, buttons: ['Previous', 'Continue', 'Exit', 'Suspend'] });
     await button(page, 'Continue').click();
@@ -167,7 +169,8 @@ describe('player: SCORM 2004 sequencing of the golf examples (server-side engine
     await createReg(reg, 'scorm2004-4th-golf-seq-posttest-rollup');
     const page = await openPage(context, await link(reg));
     const frame = await sco(page, 'content=playing');
-    await expectNavUi(page, { choice: ['playing_item'], buttons: ['Continue', 'Exit', 'Suspend'] });
+    // No Continue: the next SCO is disabled until this one is completed.
+    await expectNavUi(page, { choice: ['playing_item'], buttons: ['Exit', 'Suspend'] });
     // adl.nav.request_valid.jump answers from the server's valid requests.
     expect(await page.evaluate('window.API_1484_11.GetValue("adl.nav.request_valid.jump.{target=assessment_item}")')).toBe('true');
     expect(await page.evaluate('window.API_1484_11.GetValue("adl.nav.request_valid.choice.{target=assessment_item}")')).toBe('false');

@@ -71,6 +71,25 @@ describe('player: SCORM 2004 sequencing over HTTP', () => {
     expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
   });
 
+  it('check: a request tried without running it (a bad check is a 400); PlayerForceDisableRootChoice refuses choosing the root', async () => {
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'root', courseId: 'shared04', learner: { id: 'l-seq' } } })).status).toBe(204);
+    const set = await call(`${s.api}/registrations/root/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'PlayerForceDisableRootChoice', value: 'YES' }] } });
+    expect(set.status).toBe(204);
+    const player = await launch('root');
+    expect((await post(`${player}nav`, { request: 'continue', check: 'yes' })).status).toBe(400);
+    // A valid request, only checked: nothing is delivered and the session stays on w.
+    const checked = await post(`${player}nav`, { request: 'continue', check: true });
+    expect(checked).toMatchObject({ status: 200, body: { nav: { continue: true } } });
+    expect(checked.body.launch).toBeUndefined();
+    expect(checked.body.error).toBeUndefined();
+    const root = await post(`${player}nav`, { request: '{target=ORG}choice', check: true });
+    expect(root.body.error).toMatch(/may not be started again/);
+    // Run for real, the refused root choice changes nothing: w runs again, resumed.
+    const again = await post(`${player}nav`, { request: '{target=ORG}choice' });
+    expect(again.body).toMatchObject({ launch: { activityId: 'w', cmi: { 'cmi.entry': 'resume' } } });
+    expect((await post(`${player}nav`, { request: 'continue' })).body.launch.activityId).toBe('b');
+  });
+
   it('global objectives: kept with the registration across launches, cleared by DeleteRegistrationGlobalData', async () => {
     let player = await launch('sh');
     // w writes the shared objective through its map.

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserContext, chromium, Page } from 'playwright-core';
+import { BrowserContext, chromium, Frame, Page } from 'playwright-core';
 import { ZipFile } from 'yazl';
 import { basic, call, startTestServer, TestServer } from './test-server';
 
@@ -164,4 +164,25 @@ export function activityLines(p: { activityDetails: ActivityNode }, leavesOnly =
     return leavesOnly && n.children?.length ? below : [n, ...below];
   };
   return Object.fromEntries(walk(p.activityDetails).map((l) => [l.id, `${l.attempts} ${l.activityCompletion} ${l.activitySuccess}${l.score?.scaled !== undefined ? ` ${l.score.scaled}` : ''}`]));
+}
+
+/** The SCO frame of the player once it runs item `id` (its URL ends with `?id=<id>`) and the SCO set `window.ready`. */
+export async function deliveredFrame(page: Page, id: string): Promise<Frame> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const f = (await (await page.$('#lcds-sco'))?.contentFrame()) ?? null;
+    if (f && new RegExp(`[?&]id=${id}$`).test(f.url()) && (await f.evaluate('window.ready === true').catch(() => false))) return f;
+    if (Date.now() > deadline) throw new Error(`the player never delivered ${id} (it shows ${f?.url()})`);
+    await page.waitForTimeout(50);
+  }
+}
+
+/** Sets data model elements of the running SCORM 2004 SCO (its `API`) and commits; resolves once the player sent it. */
+export async function reportData(page: Page, frame: Frame, values: Record<string, string>): Promise<void> {
+  await frame.evaluate((v) => {
+    const api = (window as unknown as { API: { SetValue(k: string, x: string): string; Commit(x: string): string } }).API;
+    for (const [k, x] of Object.entries(v)) api.SetValue(k, x);
+    api.Commit('');
+  }, values);
+  await waitFor(() => page.evaluate<{ pending: boolean; sending: boolean }>('window.lcdsPlayer.state()'), (st) => !st.pending && !st.sending);
 }

@@ -20,6 +20,7 @@ export function playerPage(model: PlayerPageModel): string {
   const windowed = model.launchType.startsWith('NEW_WINDOW');
   const { lang, strings: t } = playerStrings(model.culture);
   const afterClick = model.launchType.includes('AFTER_CLICK');
+  const layout = layoutOf(model, multi);
   const config = {
     version: model.version,
     activityId: model.activityId,
@@ -56,12 +57,27 @@ export function playerPage(model: PlayerPageModel): string {
     exit: model.exit ?? null,
     nav: multi ? model.nav : null,
     strings: t,
+    ui: { ...layout, lookahead: model.ui.lookahead, invalidMenuItem: model.ui.invalidMenuItem, statusDisplay: model.ui.statusDisplay ?? 'COMPLETION_ONLY', desired: model.ui.desired ?? null, required: model.ui.required ?? null, preventRightClick: model.ui.preventRightClick === true },
+    progress: model.progress ?? 0,
   };
-  const navHtml = multi
-    ? `<div id="lcds-bar" role="toolbar" aria-label="${escapeHtml(t.navigation)}"><strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>
-<span class="lcds-buttons"><button type="button" id="lcds-prev">${escapeHtml(t.previous)}</button><button type="button" id="lcds-next">${escapeHtml(t.continue)}</button><button type="button" id="lcds-exit">${escapeHtml(t.exit)}</button>${model.seq ? `<button type="button" id="lcds-suspend">${escapeHtml(t.suspend)}</button>` : ''}</span></div>
-<div id="lcds-main"><nav id="lcds-toc" aria-label="${escapeHtml(t.contents)}"><ul id="lcds-toc-list"></ul></nav>`
+  const button = (id: string, label: string, extra = '') => `<button type="button" id="${id}"${extra}>${escapeHtml(label)}</button>`;
+  const buttons = [
+    layout.flowButtons ? button('lcds-prev', t.previous) + button('lcds-next', t.continue) : '',
+    layout.closeItem ? button('lcds-close', t.close) : '',
+    layout.finishButton ? button('lcds-exit', t.exit) : '',
+    layout.navBar && model.seq ? button('lcds-suspend', t.suspend) : '',
+    layout.help ? button('lcds-help-button', t.help, ' aria-expanded="false" aria-controls="lcds-help"') : '',
+  ].join('');
+  const barHtml = layout.bar
+    ? `<div id="lcds-bar" role="toolbar" aria-label="${escapeHtml(t.navigation)}">${layout.tocToggle ? button('lcds-toc-toggle', t.contents, ` aria-expanded="${layout.tocOpen}" aria-controls="lcds-toc"`) : ''}${
+        layout.titleBar ? `<strong id="lcds-course">${escapeHtml(model.courseTitle || model.title)}</strong>` : ''
+      }${layout.progressBar ? `<span id="lcds-progress-wrap"><progress id="lcds-progress" max="100" value="0" aria-label="${escapeHtml(t.progress)}"></progress> <span id="lcds-progress-text"></span></span>` : ''}
+<span class="lcds-buttons">${buttons}</span></div>${layout.help ? `<div id="lcds-help" role="region" aria-label="${escapeHtml(t.help)}" hidden><p>${escapeHtml(t.helpText)}</p></div>` : ''}`
     : '';
+  const navHtml = multi
+    ? `${barHtml}
+<div id="lcds-main"><nav id="lcds-toc" aria-label="${escapeHtml(t.contents)}"${layout.toc && layout.tocOpen ? '' : ' hidden'}><ul id="lcds-toc-list"></ul></nav>`
+    : barHtml;
   return `<!doctype html>
 <html lang="${escapeHtml(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(model.title)}</title>
@@ -72,7 +88,11 @@ body.lcds-multi{display:flex;flex-direction:column}
 #lcds-bar{display:flex;align-items:center;justify-content:space-between;gap:1em;padding:.4em .8em;border-bottom:1px solid #ccc;background:#f5f5f5}
 #lcds-bar button{margin-left:.4em;padding:.3em .9em;font:inherit}
 #lcds-main{flex:1;display:flex;min-height:0}
-#lcds-toc{width:16em;overflow:auto;border-right:1px solid #ccc;padding:.5em 0}
+#lcds-toc{width:${layout.tocWidth ? `${layout.tocWidth}px` : '16em'};flex:none;box-sizing:border-box;overflow:auto;border-right:1px solid #ccc;padding:.5em 0}#lcds-toc[hidden]{display:none}
+#lcds-help{padding:.4em .8em;border-bottom:1px solid #ccc;background:#fffbe6}#lcds-help p{margin:0;max-width:60em}
+#lcds-progress-wrap{display:flex;align-items:center;gap:.4em;white-space:nowrap}#lcds-progress{width:10em}
+#lcds-size,#lcds-closed{padding:.6em 1em;background:#fff3cd;border-bottom:1px solid #e0c060}#lcds-size[hidden],#lcds-closed[hidden]{display:none}
+#lcds-toc .lcds-item.lcds-invalid{color:#777}#lcds-course{margin-right:auto}#lcds-toc .lcds-status.lcds-failed{color:#a40000}
 #lcds-toc ul{list-style:none;margin:0;padding:0}
 #lcds-toc .lcds-heading{font-weight:600;padding:.4em .8em .2em}
 #lcds-toc .lcds-item{display:flex;width:100%;justify-content:space-between;gap:.5em;border:0;background:none;text-align:left;padding:.3em .8em;font:inherit;cursor:pointer}
@@ -86,10 +106,12 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
 <script src="/player/assets/scorm-again.min.js"></script>
 <script id="lcds-config" type="application/json">${scriptJson(config)}</script>
 <script src="/player/assets/player.js"></script>
-</head><body class="${[multi ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
-<div id="lcds-message" role="alert"></div>
+</head><body class="${[multi || layout.bar ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
+<div id="lcds-message" role="alert"></div>${
+    model.ui.required ? `<div id="lcds-size" role="status" hidden><span id="lcds-size-text"></span>${model.ui.required.fullScreen ? ` ${button('lcds-fullscreen', t.fullScreen)}` : ''}</div>` : ''
+  }
 <div id="lcds-done"><h1>${escapeHtml(t.doneTitle)}</h1><p>${escapeHtml(t.doneText)}</p></div>
-${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
+${navHtml}${layout.closeItem ? `<div id="lcds-closed" role="status" hidden>${escapeHtml(t.closedText)}</div>` : ''}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
     windowed
       ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${escapeHtml(afterClick ? t.readyTitle : t.elsewhereTitle)}</h1>
 <p id="lcds-elsewhere-text">${escapeHtml(afterClick ? t.readyText : t.elsewhereText)}</p>
@@ -97,6 +119,38 @@ ${navHtml}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
       : ''
   }${multi ? '</div>' : ''}
 </body></html>`;
+}
+
+/**
+ * What the page shows, from the launch's UI settings (player-ui.ts); a setting nobody set keeps the player's own
+ * behaviour: a multi-SCO course gets the nav bar with its title, Exit and an open table of contents, a one-SCO
+ * course the content alone. Previous/Continue and the table of contents only exist with more than one SCO.
+ */
+function layoutOf(model: PlayerPageModel, multi: boolean) {
+  const ui = model.ui;
+  const navBar = ui.navBar ?? multi;
+  const toc = multi && ui.courseStructure !== false;
+  const tocOpen = ui.structureStartsOpen !== false;
+  const l = {
+    navBar,
+    // Previous/Continue: SCORM 2004 follows the sequencing; other courses PlayerEnableFlowNav (on unless set off).
+    flowButtons: multi && navBar && (model.seq !== undefined || ui.flowNav !== false),
+    choiceNav: model.seq !== undefined || ui.choiceNav !== false,
+    finishButton: ui.finishButton ?? navBar,
+    closeItem: ui.closeItem === true,
+    help: ui.help === true,
+    progressBar: ui.progressBar === true,
+    measureProgress: ui.measureProgressBar === true,
+    titleBar: ui.titleBar ?? navBar,
+    toc,
+    tocOpen: toc && tocOpen,
+    // The toggle exists when PlayerCourseStructureStartsOpen is set (the outline can then be collapsed and opened).
+    tocToggle: toc && ui.structureStartsOpen !== undefined,
+    tocWidth: ui.structureWidth ?? 0,
+    bar: false,
+  };
+  l.bar = l.navBar || l.titleBar || l.progressBar || l.help || l.tocToggle || l.finishButton || l.closeItem;
+  return l;
 }
 
 /**
@@ -117,7 +171,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   var cfg = JSON.parse(document.getElementById('lcds-config').textContent);
   var seq = 0, pending = null, sending = false, failures = 0, unloading = false, finished = false, fatal = false;
   var api = null, current = { activityId: cfg.activityId, title: cfg.title }, terminated = false, navRequest = null, busy = false;
-  var nav = cfg.nav, waiters = [], T = cfg.strings, sq = cfg.seq, course = null, aiccExit = '';
+  var nav = cfg.nav, waiters = [], T = cfg.strings, sq = cfg.seq, UI = cfg.ui || {}, lastStatus = {}, course = null, aiccExit = '';
+  // sq.nav: the valid requests now (adl.nav.request_valid); sq.shown: what the buttons and table of contents offer
+  // (PlayerLookaheadSequencerMode REALTIME follows every commit; ENABLED and DISABLED change at each delivery).
+  if (sq) sq.shown = sq.nav;
   var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
   function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
@@ -225,9 +282,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var p = pending; pending = null; sending = true; inflight = p;
     post(cfg.commitUrl, p, unloading).then(function (res) {
       sending = false; inflight = null; failures = 0; hide();
-      if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion);
+      if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion, res.activitySuccess);
+      if (res && typeof res.progress === 'number') { cfg.progress = res.progress; renderProgress(); }
       if (res && res.registrationCompletion) course = { completion: res.registrationCompletion, success: res.registrationSuccess };
-      if (res && res.nav && sq) { sq.nav = res.nav; renderNav(); }
+      if (res && res.nav && sq) { sq.nav = res.nav; if (UI.lookahead === 'REALTIME') sq.shown = res.nav; renderNav(); }
       if (pending) flush(); else { notify(); afterSettled(); }
     }, function (err) {
       sending = false; inflight = null;
@@ -354,7 +412,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (/^https?:/i.test(target)) { window.location.href = target; return; }
     if (target === 'blank') { window.location.href = 'about:blank'; return; }
     closePopup();
-    if (nav) { $('lcds-bar').style.display = 'none'; $('lcds-main').style.display = 'none'; }
+    if ($('lcds-bar')) $('lcds-bar').style.display = 'none';
+    if (nav) $('lcds-main').style.display = 'none';
     $('lcds-sco').style.display = 'none';
     if (windowed) $('lcds-elsewhere').style.display = 'none';
     $('lcds-done').style.display = 'block';
@@ -430,8 +489,34 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function indexOf(id) { return nav ? nav.order.indexOf(id) : -1; }
   function entry(id) { for (var i = 0; nav && i < nav.toc.length; i++) if (nav.toc[i].kind === 'item' && nav.toc[i].id === id) return nav.toc[i]; return null; }
   function flowOk(from, to) { var a = entry(nav.order[from]), b = entry(nav.order[to]); return !!(a && b && a.flow !== false && b.flow !== false); }
-  function markCompletion(id, completion) { var e = entry(id); if (e && e.completion !== completion) { e.completion = completion; renderNav(); } }
-  function statusText(c) { return c === 'COMPLETED' ? '\u2713' : c === 'INCOMPLETE' ? '\u2026' : ''; }
+  function markCompletion(id, completion, success) {
+    lastStatus = { completion: completion, success: success || lastStatus.success };
+    var e = entry(id);
+    if (e && (e.completion !== completion || (success && e.success !== success))) { e.completion = completion; if (success) e.success = success; renderNav(); } else renderProgress();
+  }
+  /** The mark of an item and what it says (PlayerStatusDisplayPreference: completion, success, both, one combined, none). */
+  function statusOf(e) {
+    var c = e.completion, s = e.success, pref = UI.statusDisplay || 'COMPLETION_ONLY';
+    var cm = c === 'COMPLETED' ? ['\u2713', T.completed] : c === 'INCOMPLETE' ? ['\u2026', T.incomplete] : ['', T.notStarted];
+    var sm = s === 'PASSED' ? ['\u2713', T.passed] : s === 'FAILED' ? ['\u2717', T.failed] : ['', ''];
+    if (pref === 'NONE') return ['', ''];
+    if (pref === 'SUCCESS_ONLY') return sm;
+    if (pref === 'SEPARATE') return [cm[0] + (sm[0] ? ' ' + sm[0] : ''), cm[1] + (sm[1] ? ', ' + sm[1] : '')];
+    if (pref === 'COMBINED') return sm[0] ? sm : cm;
+    return cm;
+  }
+  /** PlayerShowProgressBar: completed SCOs of all, or (PlayerUseMeasureProgressBar) the registration's progress. */
+  function renderProgress() {
+    var bar = $('lcds-progress'); if (!bar) return;
+    var pct;
+    if (UI.measureProgress) pct = Math.round((cfg.progress || 0) * 100);
+    else if (nav) {
+      var items = nav.toc.filter(function (e) { return e.kind === 'item'; });
+      var done = items.filter(function (e) { return e.completion === 'COMPLETED'; }).length;
+      pct = items.length ? Math.round(done * 100 / items.length) : 0;
+    } else pct = lastStatus.completion === 'COMPLETED' ? 100 : 0;
+    bar.value = pct; $('lcds-progress-text').textContent = pct + '%';
+  }
   /**
    * Draws the table of contents: selectable(e) says whether an item may be picked now, pick(e) runs it. SCORM 2004
    * (sequencing): the server's choice set; invisible items are left out. Other courses: the static choice control.
@@ -440,36 +525,49 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var list = $('lcds-toc-list'); list.textContent = '';
     nav.toc.forEach(function (e) {
       if (sq && sq.hidden.indexOf(e.id) >= 0) return;
+      // PlayerInvalidMenuItemAction: an item that cannot be launched now is hidden, greyed out, or shown as any other.
+      var invalid = e.kind === 'item' && !selectable(e), isCurrent = e.id === current.activityId;
+      if (invalid && UI.invalidMenuItem === 'HIDE' && !isCurrent) return;
       var li = document.createElement('li');
       li.style.paddingLeft = (e.depth * 1) + 'em';
       if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
       var b = document.createElement('button');
-      b.type = 'button'; b.className = 'lcds-item'; b.setAttribute('data-id', e.id); b.setAttribute('data-completion', e.completion || 'UNKNOWN');
+      b.type = 'button'; b.className = 'lcds-item' + (invalid ? ' lcds-invalid' : ''); b.setAttribute('data-id', e.id); b.setAttribute('data-completion', e.completion || 'UNKNOWN');
+      b.setAttribute('data-success', e.success || 'UNKNOWN');
       var t = document.createElement('span'); t.className = 'lcds-title'; t.textContent = e.title; b.appendChild(t);
-      var st = document.createElement('span'); st.className = 'lcds-status'; st.textContent = statusText(e.completion);
-      st.setAttribute('aria-label', e.completion === 'COMPLETED' ? 'completed' : e.completion === 'INCOMPLETE' ? 'incomplete' : 'not started');
+      var mark = statusOf(e), st = document.createElement('span');
+      st.className = 'lcds-status' + (mark[0] === '\u2717' ? ' lcds-failed' : ''); st.textContent = mark[0];
+      if (mark[1]) st.setAttribute('aria-label', mark[1]);
       b.appendChild(st);
-      if (e.id === current.activityId && !(sq && finished)) b.setAttribute('aria-current', 'step');
-      b.disabled = busy || finished || !selectable(e);
+      if (isCurrent && !(sq && finished)) b.setAttribute('aria-current', 'step');
+      b.disabled = busy || finished || (invalid && UI.invalidMenuItem !== 'SHOW');
       b.addEventListener('click', function () { pick(e); });
       li.appendChild(b); list.appendChild(li);
     });
   }
   function renderNav() {
+    renderProgress();
+    if ($('lcds-close')) { $('lcds-close').disabled = busy || finished || terminated && !sq; $('lcds-close').hidden = !!sq && !(sq.shown || sq.nav).exit; }
+    if ($('lcds-exit')) $('lcds-exit').disabled = busy || finished;
     if (!nav) return;
     if (sq) { renderSeqNav(); return; }
-    renderToc(function (e) { return e.choice !== false; }, function (e) { go(indexOf(e.id), true); });
+    renderToc(function (e) { return e.choice !== false && UI.choiceNav !== false; }, function (e) { go(indexOf(e.id), true); });
     var i = indexOf(current.activityId);
+    if (!$('lcds-prev')) return;
     $('lcds-prev').disabled = busy || finished || i <= 0 || !flowOk(i, i - 1);
     $('lcds-next').disabled = busy || finished || i < 0 || i >= nav.order.length - 1 || !flowOk(i, i + 1);
-    $('lcds-exit').disabled = busy || finished;
   }
   /** SCORM 2004: the table of contents enables what a choice may select; a button shows when its request is valid. */
   function renderSeqNav() {
-    var v = sq.nav;
-    nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
-    renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
-    var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    var now = sq.nav, v = sq.shown || now, o = v.offer || v;
+    nav.toc.forEach(function (e) {
+      if (e.kind !== 'item') return;
+      if (now.completion && now.completion[e.id]) e.completion = now.completion[e.id];
+      if (now.success && now.success[e.id]) e.success = now.success[e.id];
+    });
+    renderProgress();
+    renderToc(function (e) { return o.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
+    var buttons = { 'lcds-prev': o.previous, 'lcds-next': o.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
     // adlnav:hideLMSUI of the running SCO: its buttons are hidden (the requests stay valid for the SCO itself).
     var hideUi = (sq.hideUi && sq.hideUi[current.activityId]) || [];
     // The page's one Exit button (exit all) hides for "exit" or "exitAll".
@@ -480,16 +578,38 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       el.hidden = !buttons[id] || hiddenByContent; el.disabled = busy || finished || !buttons[id] || hiddenByContent;
     }
   }
+  function postNav(body) {
+    return fetch(cfg.navUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' })
+      .then(function (r) { return r.json().then(function (b) { if (!r.ok) throw new Error(b && b.message || ('HTTP ' + r.status)); return b; }); });
+  }
+  /**
+   * Before a request that the rules may refuse unloads a running SCO, the server is asked (with the SCO's state
+   * committed): a refused one leaves the SCO running and says why. Resolves to the refusal, or null.
+   */
+  function refusal(request) {
+    if (terminated || !/^(continue|previous|\{target=[^}]*\}(choice|jump))$/.test(request)) return Promise.resolve(null);
+    if (cfg.tracking) commit(api, null, false);
+    return whenSettled().then(function () { return postNav({ request: request, check: true }); })
+      .then(function (out) { return out && out.error ? out : null; }, function () { return null; });
+  }
   /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */
   function navigate(request) {
     if (!sq || busy || finished) return;
     busy = true; renderNav();
-    unloadSco().then(function () {
-      return fetch(cfg.navUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ request: request }), credentials: 'same-origin', cache: 'no-store' })
-        .then(function (r) { return r.json().then(function (body) { if (!r.ok) throw new Error(body && body.message || ('HTTP ' + r.status)); return body; }); });
+    refusal(request).then(function (refused) {
+      if (!refused) return go2004(request);
+      busy = false;
+      if (refused.nav) sq.nav = sq.shown = refused.nav;
+      show(T.notAllowed.replace('{reason}', refused.error));
+      renderNav();
+    });
+  }
+  function go2004(request) {
+    return unloadSco().then(function () {
+      return postNav({ request: request });
     }).then(function (out) {
       busy = false;
-      if (out.nav) sq.nav = out.nav;
+      if (out.nav) sq.nav = sq.shown = out.nav;
       if (out.error) show(T.notAllowed.replace('{reason}', out.error)); else hide();
       if (out.launch) {
         current = { activityId: out.launch.activityId, title: out.launch.title };
@@ -500,6 +620,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
         return;
       }
       if (out.ended || !nav) { finished = true; renderNav(); afterSettled(); return; }
+      // Nothing to run (the current lesson was closed): the page says so, the buttons and contents lead on.
+      if ($('lcds-closed')) $('lcds-closed').hidden = false;
       renderNav();
     }, function () {
       busy = false; renderNav();
@@ -510,13 +632,18 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   // ---- where the content runs: the player's frame, or (PlayerLaunchType NEW_WINDOW…) a window of its own ----
   function openContent(url, ownWindow) {
     contentUrl = url;
+    if ($('lcds-closed')) $('lcds-closed').hidden = true;
     // cmi5 launchMethod OwnWindow: the AU replaces this page; its returnURL leads back.
     // The AU replaces this page (cmi5 OwnWindow): the learner has not left, the AU's terminated ends the launch.
     if (ownWindow === undefined ? cfg.ownWindow : ownWindow) { cfg.exitUrl = null; location.assign(url); return; }
     if (!windowed) { $('lcds-sco').src = url; return; }
     if (popup && !popup.closed) { popup.location.href = url; popup.focus(); return; }
-    var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? 'popup=yes,toolbar=no,location=no,menubar=no,status=no,resizable=yes,scrollbars=yes' : '';
-    popup = window.open(url, 'lcds-content', features);
+    var features = /WITHOUT_BROWSER_TOOLBAR/.test(cfg.launchType) ? ['popup=yes', 'toolbar=no', 'location=no', 'menubar=no', 'status=no', 'resizable=yes', 'scrollbars=yes'] : [];
+    // PlayerDesiredWidth/Height/FullScreen: the size the content's window opens with.
+    var d = UI.desired;
+    if (d && d.fullScreen) features.push('left=0', 'top=0', 'width=' + screen.availWidth, 'height=' + screen.availHeight);
+    else if (d && (d.width || d.height)) features.push('width=' + (d.width || window.innerWidth), 'height=' + (d.height || window.innerHeight));
+    popup = window.open(url, 'lcds-content', features.join(','));
     if (!popup) { show(T.popupBlocked); return; }
     hide();
     $('lcds-elsewhere-title').textContent = T.elsewhereTitle;
@@ -591,6 +718,13 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     busy = true; renderNav();
     unloadSco().then(function () { busy = false; finished = true; renderNav(); afterSettled(); });
   }
+  /** PlayerShowCloseItem: closes the current lesson alone (SCORM 2004: the exit request); the course goes on. */
+  function closeLesson() {
+    if (sq) { navigate('exit'); return; }
+    if (busy || finished || terminated) return;
+    busy = true; renderNav();
+    unloadSco().then(function () { busy = false; $('lcds-closed').hidden = false; renderNav(); });
+  }
 
   function leaving() {
     if (unloading) return;
@@ -610,19 +744,48 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   window.addEventListener('pagehide', function () { leaving(); closePopup(); });
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });
 
+  function on(id, handler) { var el = $(id); if (el) el.addEventListener('click', handler); }
+  /** A button that shows or hides a panel (aria-expanded says which). */
+  function toggles(buttonId, panelId) {
+    on(buttonId, function () { var p = $(panelId), open = p.hidden; p.hidden = !open; $(buttonId).setAttribute('aria-expanded', String(open)); });
+  }
+  /** PlayerRequiredWidth/Height/FullScreen: the page tells the learner while the window is too small. */
+  function checkSize() {
+    var r = UI.required, box = $('lcds-size'); if (!r || !box) return;
+    var w = window.innerWidth, h = window.innerHeight, text = '';
+    if ((r.width && w < r.width) || (r.height && h < r.height)) {
+      text = T.tooSmall.replace('{w}', String(r.width || w)).replace('{h}', String(r.height || h)).replace('{cw}', String(w)).replace('{ch}', String(h));
+    }
+    if (r.fullScreen && !document.fullscreenElement) text = (text ? text + ' ' : '') + T.needsFullScreen;
+    $('lcds-size-text').textContent = text; box.hidden = !text;
+  }
+  /** PlayerPreventRightClick: no context menu on the player page, nor in the content it shows. */
+  function noContextMenu(doc) { try { doc.addEventListener('contextmenu', function (e) { e.preventDefault(); }); } catch (e) { /* another origin */ } }
   function start() {
     if (nav && sq) {
-      $('lcds-prev').addEventListener('click', function () { navigate('previous'); });
-      $('lcds-next').addEventListener('click', function () { navigate('continue'); });
-      $('lcds-exit').addEventListener('click', function () { navigate('exitAll'); });
-      $('lcds-suspend').addEventListener('click', function () { navigate('suspendAll'); });
-      renderNav();
+      on('lcds-prev', function () { navigate('previous'); });
+      on('lcds-next', function () { navigate('continue'); });
+      on('lcds-exit', function () { navigate('exitAll'); });
+      on('lcds-suspend', function () { navigate('suspendAll'); });
     } else if (nav) {
-      $('lcds-prev').addEventListener('click', function () { go(indexOf(current.activityId) - 1, false); });
-      $('lcds-next').addEventListener('click', function () { go(indexOf(current.activityId) + 1, false); });
-      $('lcds-exit').addEventListener('click', exit);
-      renderNav();
+      on('lcds-prev', function () { go(indexOf(current.activityId) - 1, false); });
+      on('lcds-next', function () { go(indexOf(current.activityId) + 1, false); });
+      on('lcds-exit', exit);
+    } else if (sq) {
+      // One SCO with the nav bar (PlayerShowNavBar): its Exit and Suspend are requests to the sequencer too.
+      on('lcds-exit', function () { navigate('exitAll'); });
+      on('lcds-suspend', function () { navigate('suspendAll'); });
+    } else on('lcds-exit', exit);
+    on('lcds-close', closeLesson);
+    toggles('lcds-help-button', 'lcds-help');
+    toggles('lcds-toc-toggle', 'lcds-toc');
+    on('lcds-fullscreen', function () { if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {}); });
+    if (UI.required) { window.addEventListener('resize', checkSize); document.addEventListener('fullscreenchange', checkSize); checkSize(); }
+    if (UI.preventRightClick) {
+      noContextMenu(document);
+      $('lcds-sco').addEventListener('load', function () { try { noContextMenu($('lcds-sco').contentDocument); } catch (e) { /* another origin */ } });
     }
+    renderNav();
     if (windowed) {
       $('lcds-open').addEventListener('click', function () { if (popup && !popup.closed) popup.focus(); else openContent(contentUrl || cfg.contentUrl); });
       if (/AFTER_CLICK/.test(cfg.launchType)) { contentUrl = cfg.contentUrl; return; }

@@ -7,7 +7,8 @@
 import type { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { ActivityResult, Completion, Objective, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
-import { SequencingEngine, type NavigationRequest, type RuntimeResults, type SerializedSequencingState } from '../sequencing/sequencing-engine';
+import { SequencingEngine, type NavigationRequest, type RuntimeResults, type SerializedSequencingState, type ValidRequests } from '../sequencing/sequencing-engine';
+import type { LookaheadMode } from './player-ui';
 import { formatTracked, trackedSeconds, type FlatCmi } from './scorm-runtime';
 
 /** What the page needs to draw the navigation UI and answer adl.nav.request_valid (sent with every answer). */
@@ -22,6 +23,15 @@ export interface SequencingNav {
   jump: string[];
   /** The completion of each leaf (the table of contents' marks): COMPLETED, INCOMPLETE or UNKNOWN. */
   completion: Record<string, Completion>;
+  /** Each leaf's success (the table of contents' marks, PlayerStatusDisplayPreference): PASSED, FAILED or UNKNOWN. */
+  success: Record<string, Success>;
+  /** Exit (the current activity alone: the Close button, PlayerShowCloseItem). */
+  exit: boolean;
+  /**
+   * PlayerLookaheadSequencerMode DISABLED: what the buttons and table of contents offer, from the control modes alone
+   * (no rule is evaluated; a request the rules refuse gets a message). Absent: they offer the valid requests.
+   */
+  offer?: { continue: boolean; previous: boolean; choice: string[] };
 }
 
 /** A SCORM 2004 course version runs through the sequencing engine (media, xAPI, AICC and SCORM 1.2 do not). */
@@ -178,12 +188,52 @@ const leafAmount = (node: ActivityResult): number => {
   return leaves.reduce((a, l) => a + (l.activityCompletion === 'COMPLETED' ? 1 : (l.completionAmount?.scaled ?? 0)), 0) / leaves.length;
 };
 
-/** The valid requests the page needs, now. */
-export function navOf(engine: SequencingEngine): SequencingNav {
+/**
+ * Whether continue leads somewhere now: tried on a copy of the state (the current activity's termination included),
+ * it delivers an activity or ends the session. The Navigation Request Process alone allows a continue that the
+ * next activity's rules then refuse (a disabled activity in a forced sequence): the lookahead does not offer that.
+ */
+function continueLeadsSomewhere(engine: SequencingEngine): boolean {
+  const trial = SequencingEngine.restore(engine.definition, engine.serializedText()).navigate({ type: 'continue' });
+  return trial.deliver !== undefined || trial.ended === true;
+}
+
+/** DISABLED lookahead: the requests the control modes of the current activity's parent allow, and each leaf's. */
+function controlModeOffer(engine: SequencingEngine, v: ValidRequests, leaves: string[]): NonNullable<SequencingNav['offer']> {
+  const acts = engine.definition.activities;
+  const cur = engine.currentActivity;
+  const parent = cur !== undefined ? acts[cur]?.parent : undefined;
+  const cm = parent !== undefined ? acts[parent]?.controlMode : undefined;
+  const choice = leaves.filter((id) => {
+    const p = acts[id].parent;
+    return p === undefined || acts[p].controlMode.choice;
+  });
+  return { continue: v.continue, previous: !!cm && cm.flow && !cm.forwardOnly, choice };
+}
+
+/**
+ * The valid requests the page needs, now. Continue is valid when it leads somewhere (the lookahead); with
+ * PlayerLookaheadSequencerMode DISABLED the page offers what the control modes allow (`offer`) instead.
+ */
+export function navOf(engine: SequencingEngine, lookahead: LookaheadMode = 'REALTIME'): SequencingNav {
   const v = engine.validRequests();
   const leaf = (id: string) => (engine.definition.activities[id]?.children.length ?? 0) === 0;
-  const completion = Object.fromEntries(engine.definition.order.filter(leaf).map((id) => [id, COMPLETION_OF[engine.status(id).completion]]));
-  return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion };
+  const leaves = engine.definition.order.filter(leaf);
+  const statuses = leaves.map((id) => engine.status(id));
+  const completion = Object.fromEntries(statuses.map((st) => [st.id, COMPLETION_OF[st.completion]]));
+  const success = Object.fromEntries(statuses.map((st) => [st.id, SUCCESS_OF[st.success]]));
+  return {
+    continue: v.continue && continueLeadsSomewhere(engine),
+    previous: v.previous,
+    exitAll: v.exitAll,
+    suspendAll: v.suspendAll,
+    choice: v.choice.filter(leaf),
+    jump: v.jump,
+    completion,
+    success,
+    exit: v.exit,
+    ...(lookahead === 'DISABLED' ? { offer: controlModeOffer(engine, v, leaves) } : {}),
+  };
 }
 
 /** The registration's globalObjectives (ObjectiveSchema[]): the engine's shared objectives, by target id. */

@@ -8,6 +8,7 @@ import type { ExitBehaviour } from './launch-settings';
 import type { RollupRules } from './scorm-runtime';
 import type { ResetTiming } from './attempt-data';
 import type { PlayerClientSettings, TrackingRules } from './tracking-rules';
+import type { PlayerUiSettings } from './player-ui';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -44,6 +45,8 @@ export interface PlayerSessionSettings {
   tracked?: TrackingRules;
   /** Set at launch: how the page's SCORM API commits and what it enforces. */
   client?: PlayerClientSettings;
+  /** Set at launch: the player UI settings of the registration instance's effective settings (player-ui.ts). */
+  ui?: PlayerUiSettings;
   /** Set at launch: whether the registration has a postback URL (its postBack or ApiRollupRegistrationPostBackUrl). */
   postbacks?: boolean;
   /** Set at launch: the course runs through the SCORM 2004 sequencing engine (navigation requests go to the server). */

@@ -28,6 +28,25 @@ export interface PlayerStrings {
   /** `{n}` = the number of attempts so far. */
   saveFailing: string;
   nextFailed: string;
+  /** PlayerShowHelp: the help button and its text. */
+  help: string;
+  helpText: string;
+  /** PlayerShowCloseItem: the button that closes the current lesson, and what the page says after. */
+  close: string;
+  closedText: string;
+  /** PlayerShowProgressBar: the progress bar's label. */
+  progress: string;
+  /** PlayerRequiredWidth/Height: `{w}`×`{h}` needed, `{cw}`×`{ch}` now. */
+  tooSmall: string;
+  /** PlayerRequiredFullScreen. */
+  needsFullScreen: string;
+  fullScreen: string;
+  /** Table of contents marks (PlayerStatusDisplayPreference), read by screen readers. */
+  completed: string;
+  incomplete: string;
+  notStarted: string;
+  passed: string;
+  failed: string;
 }
 
 const EN: PlayerStrings = {
@@ -53,6 +72,19 @@ const EN: PlayerStrings = {
   launchedElsewhere: 'The course was launched again in another window. Progress made in this window is no longer saved; continue in the other window.',
   saveFailing: 'Your progress could not be saved ({n} attempts). Retrying; please keep this window open.',
   nextFailed: 'The next part of the course could not be opened. Check your connection and try again.',
+  help: 'Help',
+  helpText: 'Continue and Previous move through the course; pick a lesson in the table of contents to go to it. Exit leaves the course (your progress is saved); Suspend leaves it so that you resume where you were next time.',
+  close: 'Close lesson',
+  closedText: 'This lesson is closed. Choose where to go next.',
+  progress: 'Course progress',
+  tooSmall: 'This course needs a window of at least {w} × {h} pixels (yours is {cw} × {ch}). Please enlarge the window.',
+  needsFullScreen: 'This course must run full screen.',
+  fullScreen: 'Full screen',
+  completed: 'completed',
+  incomplete: 'incomplete',
+  notStarted: 'not started',
+  passed: 'passed',
+  failed: 'failed',
 };
 
 const FR: PlayerStrings = {
@@ -78,6 +110,19 @@ const FR: PlayerStrings = {
   launchedElsewhere: 'Le cours a été relancé dans une autre fenêtre. La progression faite dans cette fenêtre n’est plus enregistrée ; continuez dans l’autre fenêtre.',
   saveFailing: 'Votre progression n’a pas pu être enregistrée ({n} tentatives). Nouvel essai ; gardez cette fenêtre ouverte.',
   nextFailed: 'La partie suivante du cours n’a pas pu être ouverte. Vérifiez votre connexion et réessayez.',
+  help: 'Aide',
+  helpText: 'Continuer et Précédent parcourent le cours ; choisissez une leçon dans la table des matières pour y aller. Quitter ferme le cours (votre progression est enregistrée) ; Suspendre le ferme pour reprendre au même endroit la prochaine fois.',
+  close: 'Fermer la leçon',
+  closedText: 'Cette leçon est fermée. Choisissez la suite.',
+  progress: 'Progression du cours',
+  tooSmall: 'Ce cours demande une fenêtre d’au moins {w} × {h} pixels (la vôtre fait {cw} × {ch}). Agrandissez la fenêtre.',
+  needsFullScreen: 'Ce cours doit être affiché en plein écran.',
+  fullScreen: 'Plein écran',
+  completed: 'terminé',
+  incomplete: 'en cours',
+  notStarted: 'non commencé',
+  passed: 'réussi',
+  failed: 'échoué',
 };
 
 const DE: PlayerStrings = {
@@ -103,6 +148,19 @@ const DE: PlayerStrings = {
   launchedElsewhere: 'Der Kurs wurde in einem anderen Fenster erneut gestartet. Fortschritt in diesem Fenster wird nicht mehr gespeichert; arbeiten Sie im anderen Fenster weiter.',
   saveFailing: 'Ihr Fortschritt konnte nicht gespeichert werden ({n} Versuche). Neuer Versuch; bitte lassen Sie dieses Fenster offen.',
   nextFailed: 'Der nächste Teil des Kurses konnte nicht geöffnet werden. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+  help: 'Hilfe',
+  helpText: 'Mit Weiter und Zurück gehen Sie durch den Kurs; wählen Sie eine Lektion im Inhaltsverzeichnis, um dorthin zu springen. Beenden verlässt den Kurs (Ihr Fortschritt wird gespeichert); Unterbrechen verlässt ihn, damit Sie nächstes Mal an derselben Stelle weitermachen.',
+  close: 'Lektion schließen',
+  closedText: 'Diese Lektion ist geschlossen. Wählen Sie, wie es weitergeht.',
+  progress: 'Kursfortschritt',
+  tooSmall: 'Dieser Kurs braucht ein Fenster von mindestens {w} × {h} Pixeln (Ihres hat {cw} × {ch}). Bitte vergrößern Sie das Fenster.',
+  needsFullScreen: 'Dieser Kurs muss im Vollbild laufen.',
+  fullScreen: 'Vollbild',
+  completed: 'abgeschlossen',
+  incomplete: 'begonnen',
+  notStarted: 'nicht begonnen',
+  passed: 'bestanden',
+  failed: 'nicht bestanden',
 };
 
 const ES: PlayerStrings = {
@@ -128,6 +186,19 @@ const ES: PlayerStrings = {
   launchedElsewhere: 'El curso se ha abierto de nuevo en otra ventana. El progreso en esta ventana ya no se guarda; continúe en la otra ventana.',
   saveFailing: 'No se pudo guardar su progreso ({n} intentos). Reintentando; mantenga esta ventana abierta.',
   nextFailed: 'No se pudo abrir la siguiente parte del curso. Compruebe su conexión e inténtelo de nuevo.',
+  help: 'Ayuda',
+  helpText: 'Continuar y Anterior recorren el curso; elija una lección en el índice para ir a ella. Salir cierra el curso (su progreso se guarda); Suspender lo cierra para continuar donde estaba la próxima vez.',
+  close: 'Cerrar la lección',
+  closedText: 'Esta lección está cerrada. Elija cómo continuar.',
+  progress: 'Progreso del curso',
+  tooSmall: 'Este curso necesita una ventana de al menos {w} × {h} píxeles (la suya mide {cw} × {ch}). Amplíe la ventana.',
+  needsFullScreen: 'Este curso debe verse a pantalla completa.',
+  fullScreen: 'Pantalla completa',
+  completed: 'completado',
+  incomplete: 'en curso',
+  notStarted: 'sin empezar',
+  passed: 'aprobado',
+  failed: 'suspendido',
 };
 
 const BY_LANGUAGE: Record<string, PlayerStrings> = { en: EN, fr: FR, de: DE, es: ES };

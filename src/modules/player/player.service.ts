@@ -36,11 +36,12 @@ import { type ExitBehaviour, LAUNCH_SETTING_IDS, launchSettingsOf } from './laun
 import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
+import { DEFAULT_PLAYER_UI, PLAYER_UI_SETTING_IDS, playerUiOf, type PlayerUiSettings } from './player-ui';
 import { scorm12FinishedCmi } from './scorm12-finish';
 import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionTokens } from './player-tokens';
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
-import type { NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
+import { type NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
 import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
@@ -81,6 +82,10 @@ export interface PlayerPageModel extends ActivityLaunch {
   nav: PlayerNav;
   /** What the page does when a SCO exits (sessions launched before exit settings: the page's own defaults). */
   exit?: ExitBehaviour;
+  /** The player UI settings of the launch (nav bar, table of contents, progress bar, windows, lookahead). */
+  ui: PlayerUiSettings;
+  /** The registration's progress (0..1, its rolled-up completion amount): the measure progress bar starts from it. */
+  progress?: number;
   /** SCORM 2004 courses: the valid navigation requests now, and the activities the table of contents hides. */
   seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
   /** Launches that capture the runtime in their history log: the page records the SCO's API calls at this level. */
@@ -136,6 +141,9 @@ const mediaOf = (version: CourseVersionEntity): { kind: MediaKind; file: string 
 /** What the launch statements report of an activity (status, score, interactions): a commit that leaves it unchanged states nothing. */
 const reportedOf = (node: ActivityResult): string =>
   JSON.stringify([node.activityCompletion, node.activitySuccess, node.score?.scaled ?? null, node.runtime?.runtimeInteractions?.length ?? 0]);
+
+/** The rolled-up completion amount of a registration's tree (0..1; completed is 1). */
+const progressOf = (tree: ActivityResult): number => (tree.activityCompletion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0));
 
 /** The registration summary of a tree the sequencing engine rolled up (its root). */
 const summaryOf = (tree: ActivityResult, completedAt: Date | null, now: Date) => ({
@@ -360,7 +368,9 @@ export class PlayerService {
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     // The effective settings the session's commits need, read once here (one query), not on every commit.
-    const values = await this.settings.effective(claims.app, { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) }, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
+    const settingTarget: SettingTarget = { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) };
+    const values = await this.settings.effective(claims.app, settingTarget, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
+    const ui = playerUiOf(await this.settings.explicit(claims.app, settingTarget, PLAYER_UI_SETTING_IDS));
     const rollup = rollupRulesOf(scormVersion, values);
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
@@ -444,6 +454,7 @@ export class PlayerService {
       ...(noCredit ? { noCredit: true as const } : {}),
       tracked: trackingRulesOf(values),
       client: clientSettingsOf(scormVersion, values),
+      ui,
       postbacks: this.postbacks.hasTarget(reg, values),
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
       ...(resumed ? { resumed } : {}),
@@ -487,6 +498,7 @@ export class PlayerService {
     const passing = passingOf(launchable);
     const settings: PlayerSessionSettings = {
       ...issued,
+      ui: playerUiOf(await this.settings.explicit(claims.app, this.previewTarget(target, version), PLAYER_UI_SETTING_IDS)),
       tracking: false,
       activityId: launchable.id,
       standard,
@@ -633,18 +645,33 @@ export class PlayerService {
    * at Terminate): the engine runs it on the stored state, after the page committed what the SCO left; the answer is
    * the activity to run next or the end of the session, with the valid requests after it.
    */
-  async navigate(token: string, body: { request?: unknown; target?: unknown } | undefined): Promise<NavigationOutcome> {
+  async navigate(token: string, body: { request?: unknown; target?: unknown; check?: unknown } | undefined): Promise<NavigationOutcome> {
     const session = await this.requireSession(token);
     const s = session.settings;
     if (!s.sequenced) throw new PlayerError(400, 'Bad request', 'This course does not use SCORM 2004 sequencing');
     const req = requestOf(body?.request, body?.target);
     if (!req) throw new PlayerError(400, 'Bad request', 'request must be a navigation request: continue, previous, exit, exitAll, suspendAll, abandon, abandonAll, {target=ID}choice or {target=ID}jump');
+    if (body?.check !== undefined && typeof body.check !== 'boolean') throw new PlayerError(400, 'Bad request', 'check must be a boolean');
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
+    const lookahead = s.ui?.lookahead;
     for (let attempt = 0; attempt < 5; attempt++) {
       const ctx = await this.sessionContext(session);
-      const engine = engineOf(definitionOf(ctx.version), s.tracking ? await this.sequencingStateOf(where) : s.seqState);
+      const def = definitionOf(ctx.version);
+      const engine = engineOf(def, s.tracking ? await this.sequencingStateOf(where) : s.seqState);
       const suspended = engine.suspendedActivity;
-      const result = engine.navigate(req);
+      const cur0 = engine.currentActivity;
+      // PlayerForceDisableRootChoice: the root may not be chosen (a fresh attempt on the whole course).
+      const rootRefused = s.ui?.forceDisableRootChoice === true && (req.type === 'choice' || req.type === 'jump') && req.target === def.root;
+      // A request the rules refuse changes nothing (the current activity's attempt goes on): it is tried on a copy
+      // first (choice and jump: the engine does so itself); only a valid one runs on the stored state.
+      const trial = rootRefused
+        ? { error: { code: 'NB.2.1-11', message: 'The course may not be started again from its table of contents' } }
+        : req.type === 'continue' || req.type === 'previous' || body?.check === true
+          ? SequencingEngine.restore(def, engine.serializedText()).navigate(req)
+          : undefined;
+      // check: the page asks before it unloads the SCO; the answer only says whether the request would be refused.
+      if (body?.check === true) return { ...(trial?.error ? { error: trial.error.message } : {}), nav: navOf(engine, lookahead) };
+      const result = trial?.error ? trial : engine.navigate(req);
       const cur = engine.currentActivity;
       // A refused request that ended nothing: the page runs the current activity again.
       const deliver = result.deliver ?? (result.error && cur !== undefined && engine.status(cur).active ? cur : undefined);
@@ -673,7 +700,8 @@ export class PlayerService {
       if (launchable) {
         settings.activityId = launchable.id;
         delete settings.resumed;
-        if (req.type === 'resumeAll' && suspended === launchable.id) settings.resumed = launchable.id;
+        // The current activity again after a refused request: its SCO resumes where it was (same attempt).
+        if ((req.type === 'resumeAll' && suspended === launchable.id) || (result.error && launchable.id === cur0)) settings.resumed = launchable.id;
         delete settings.passing;
         const passing = passingOf(launchable);
         if (passing !== undefined) settings.passing = passing;
@@ -690,7 +718,7 @@ export class PlayerService {
         ...(launchable ? { launch: this.activityLaunch(next, ctx, launchable, engine) } : {}),
         ...(result.ended ? { ended: true } : {}),
         ...(result.error ? { error: result.error.message } : {}),
-        nav: navOf(engine),
+        nav: navOf(engine, lookahead),
       };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
@@ -829,8 +857,10 @@ export class PlayerService {
       launchType: await this.launchTypeOf(session, version),
       client: s.client ?? DEFAULT_CLIENT_SETTINGS,
       ...(s.exit ? { exit: s.exit } : {}),
+      ui: s.ui ?? DEFAULT_PLAYER_UI,
+      ...(inst?.activityDetails ? { progress: progressOf(inst.activityDetails) } : {}),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
-      ...(engine && def ? { seq: { nav: navOf(engine), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
+      ...(engine && def ? { seq: { nav: navOf(engine, s.ui?.lookahead), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
     };
   }
@@ -851,13 +881,20 @@ export class PlayerService {
     await this.historyLog.append(session.appId, session.launchHistoryId, text);
   }
 
-  /** The effective PlayerLaunchType of the session's registration instance (a preview: of its course version). */
+  /**
+   * Where the SCOs run: PlayerScoLaunchType when it is set (read at launch), else the effective PlayerLaunchType of
+   * the session's registration instance (a preview: of its course version).
+   */
   private async launchTypeOf(session: LiveSession, version: CourseVersionEntity): Promise<string> {
+    if (session.settings.ui?.scoLaunchType) return session.settings.ui.scoLaunchType;
     const preview = session.settings.preview;
-    const target: SettingTarget = preview
-      ? { level: 'courseVersion', courseId: preview.courseId, version: preview.version, learningStandard: version.learningStandard, singleSco: (version.package?.launchables.length ?? 0) <= 1 }
-      : await this.registrationsService.settingTarget(session.appId, session.registrationId, session.instance);
+    const target: SettingTarget = preview ? this.previewTarget(preview, version) : await this.registrationsService.settingTarget(session.appId, session.registrationId, session.instance);
     return (await this.settings.effective(session.appId, target, ['PlayerLaunchType'])).get('PlayerLaunchType') ?? 'FRAMESET';
+  }
+
+  /** The settings target of a course preview: its course version. */
+  private previewTarget(preview: { courseId: string; version: number }, version: CourseVersionEntity): SettingTarget {
+    return { level: 'courseVersion', courseId: preview.courseId, version: preview.version, learningStandard: version.learningStandard, singleSco: (version.package?.launchables.length ?? 0) <= 1 };
   }
 
   /**
@@ -1085,7 +1122,9 @@ export class PlayerService {
         // The course's state after this commit: the page's exit actions depend on whether the course is satisfied.
         registrationCompletion: completion,
         registrationSuccess: tree.activitySuccess,
-        ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine) } : {}),
+        ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine, s.ui?.lookahead) } : {}),
+        // PlayerUseMeasureProgressBar: the page's progress bar shows the registration's completion amount.
+        ...(s.ui?.measureProgressBar ? { progress: progressOf(tree) } : {}),
       };
       const applied = await this.commitStore.store(where, inst.commitSeq, {
         activityDetails: jsonColumn.to(tree) as string,

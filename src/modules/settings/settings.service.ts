@@ -202,6 +202,23 @@ export class SettingsService implements OnModuleInit {
   }
 
   /**
+   * The settings (of those named) that are set somewhere on the target's fallback chain, with their effective values;
+   * settings left at their default are absent (the player keeps its own behaviour for those).
+   */
+  async explicit(appId: string, target: SettingTarget, settingIds: readonly string[]): Promise<Map<string, string>> {
+    const defs = settingIds.map((id) => findSetting(id) ?? unknownSetting(id));
+    const chain = this.chain(target);
+    const found = await this.load(appId, chain, defs.map((d) => d.id));
+    const result = new Map<string, string>();
+    for (const def of defs) {
+      const perScope = found.get(def.id);
+      const hit = perScope ? chain.findIndex((_, i) => perScope.has(i)) : -1;
+      if (hit >= 0) result.set(def.id, perScope!.get(hit)!);
+    }
+    return result;
+  }
+
+  /**
    * Deletes what is stored at a target and below it: a course takes its versions along, a registration its
    * instances, an application target without a learning standard its buckets too. For deleted resources.
    */
