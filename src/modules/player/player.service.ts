@@ -117,7 +117,7 @@ const mediaOf = (version: CourseVersionEntity): { kind: MediaKind; file: string 
 const reportedOf = (node: ActivityResult): string =>
   JSON.stringify([node.activityCompletion, node.activitySuccess, node.score?.scaled ?? null, node.runtime?.runtimeInteractions?.length ?? 0]);
 
-/** The registration summary of a tree the sequencing engine rolled up (its root). */
+/** The registration summary of a tree the sequencing engine (or cmi5's rollup) rolled up (its root). */
 const summaryOf = (tree: ActivityResult, completedAt: Date | null, now: Date) => ({
   completion: tree.activityCompletion,
   success: tree.activitySuccess,
@@ -334,6 +334,8 @@ export class PlayerService {
             lastAccessAt: now,
             updatedAt: now,
             ...(engine ? { ...summaryOf(tree, inst.completedAt, now), sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
+            // cmi5: the launch rolled the course up (launched: INCOMPLETE); the registration says the same.
+            ...(cmi5 ? summaryOf(tree, inst.completedAt, now) : {}),
           },
         );
         // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
@@ -727,7 +729,7 @@ export class PlayerService {
         if (node.runtime?.exit !== 'suspend') node.attempts += 1;
         if (cmi5) satisfiedFirst = rollUpCmi5(tree, ausOf(launchables));
         else rollUp(tree, rollupOf(session));
-        const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, lastAccessAt: now, updatedAt: now });
+        const res = await this.instances.update({ ...where, commitSeq: inst.commitSeq }, { activityDetails: tree, ...(cmi5 ? summaryOf(tree, inst.completedAt, now) : {}), lastAccessAt: now, updatedAt: now });
         if (!res.affected) continue;
       }
       const passing = passingOf(launchable);
