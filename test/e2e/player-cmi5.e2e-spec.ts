@@ -48,6 +48,7 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     app = basic(appId, s.firstStart.application.secretKey);
     await importCourse(s.api, app, 'c-one', { name: 'c-one.zip', data: await cmi5Package([{ moveOn: 'CompletedAndPassed', masteryScore: 0.8 }]), type: 'application/zip' });
     await importCourse(s.api, app, 'c-two', { name: 'c-two.zip', data: await cmi5Package([{ moveOn: 'Completed' }, { moveOn: 'NotApplicable', launchMethod: 'OwnWindow' }]), type: 'application/zip' });
+    await importCourse(s.api, app, 'c-na', { name: 'c-na.zip', data: await cmi5Package([{ moveOn: 'NotApplicable' }]), type: 'application/zip' });
   }, 60_000);
   afterAll(async () => s?.close());
 
@@ -255,5 +256,39 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect(await framed.text()).toContain('auReturned');
     // The first session was abandoned by the second launch: its fetch URL is over.
     expect(await fetchToken(first.fetch)).toMatchObject({ 'error-code': '2' });
+  });
+  it('moveOn NotApplicable: the AU, its block and the course are satisfied when the registration is created; registration and course activity agree', async () => {
+    await createReg('rc-na', 'c-na');
+    const created = await progress('rc-na');
+    // Satisfied means completed; nothing passed, so success stays unknown.
+    expect(created).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'UNKNOWN', activityDetails: { activityCompletion: 'COMPLETED', activitySuccess: 'UNKNOWN' } });
+    expect(created.completedDate).toEqual(expect.any(String));
+    const registration = (await call(`${s.api}/registrations/rc-na`, { auth: app })).body.xapiRegistrationId as string;
+    const satisfied = await registrationStatements(registration);
+    expect(satisfied.map((st) => [String(st.verb.id).split('/').pop(), st.object.definition?.type.split('/').pop()])).toEqual([
+      ['satisfied', 'block'],
+      ['satisfied', 'course'],
+    ]);
+    // A launch changes none of it, and issues no satisfied statement again.
+    await launch('rc-na');
+    const launched = await progress('rc-na');
+    expect(launched).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'UNKNOWN', completedDate: created.completedDate, activityDetails: { activityCompletion: 'COMPLETED', activitySuccess: 'UNKNOWN' } });
+    expect((await registrationStatements(registration)).map((st) => String(st.verb.id).split('/').pop())).toEqual(['satisfied', 'satisfied', 'launched']);
+  });
+
+  it('an AU that only completes satisfies the course: COMPLETED, not PASSED; the registration, the course activity and its block agree', async () => {
+    await createReg('rc-completes', 'c-two');
+    const l = await launch('rc-completes');
+    const launched = await progress('rc-completes');
+    // Launched: the course is under way, in the registration as in its activity.
+    expect(launched).toMatchObject({ registrationCompletion: 'INCOMPLETE', activityDetails: { activityCompletion: 'INCOMPLETE' } });
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const sessionId = await start(l, auth);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'initialized'))).status).toBe(204);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT1S' }))).status).toBe(204);
+    const p = await waitFor(() => progress('rc-completes'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'UNKNOWN', activityDetails: { activityCompletion: 'COMPLETED', activitySuccess: 'UNKNOWN' } });
+    expect(p.activityDetails.children[0]).toMatchObject({ activityCompletion: 'COMPLETED', activitySuccess: 'UNKNOWN' });
+    expect(p.completedDate).toEqual(expect.any(String));
   });
 });

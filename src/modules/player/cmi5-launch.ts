@@ -200,25 +200,28 @@ export interface NewlySatisfied {
 /**
  * Marks satisfied AUs, blocks and the course in the registration's tree (each once: `cmi5.satisfied`), and rolls the
  * course's status up: a block or the course is satisfied when every AU and block in it is (cmi5 9.3.9); its
- * completion is COMPLETED then (INCOMPLETE once an AU in it was launched); its success PASSED when it is satisfied and no AU in it failed last, FAILED when an AU
- * failed; its score the mean of its AUs' scores, its time the sum of theirs. Returns the blocks and course that became satisfied, innermost first
- * (the order of their satisfied statements).
+ * completion is COMPLETED then (INCOMPLETE once an AU in it was launched). Its success comes from its AUs' passed
+ * and failed (judged against their masteryScore), never from satisfaction alone: FAILED when an AU in it failed
+ * last, PASSED when it is satisfied and an AU in it passed, UNKNOWN otherwise (e.g. AUs that only completed, or
+ * NotApplicable ones). Its score is the mean of its AUs' scores, its time the sum of theirs. Returns the blocks and
+ * course that became satisfied, innermost first (the order of their satisfied statements).
  */
 export function rollUpCmi5(root: ActivityResult, aus: ReadonlyMap<string, Cmi5Au>): NewlySatisfied[] {
   const out: NewlySatisfied[] = [];
-  const visit = (node: ActivityResult, isRoot: boolean): { satisfied: boolean; failed: boolean; scores: number[] } => {
+  const visit = (node: ActivityResult, isRoot: boolean): { satisfied: boolean; failed: boolean; passed: boolean; scores: number[] } => {
     const au = aus.get(node.id);
     if (au && node.children.length === 0) {
       const satisfied = node.cmi5?.satisfied === true || moveOnMet(au.moveOn, node);
       if (satisfied) node.cmi5 = { ...node.cmi5, satisfied: true };
       if (node.attempts > 0 && node.activityCompletion === 'UNKNOWN') node.activityCompletion = 'INCOMPLETE';
-      return { satisfied, failed: node.activitySuccess === 'FAILED', scores: node.score?.scaled !== undefined ? [node.score.scaled] : [] };
+      return { satisfied, failed: node.activitySuccess === 'FAILED', passed: node.activitySuccess === 'PASSED', scores: node.score?.scaled !== undefined ? [node.score.scaled] : [] };
     }
     const parts = node.children.map((c) => visit(c, false));
     const seconds = node.children.reduce((sum, c) => sum + trackedSeconds(c.timeTracked), 0);
     if (seconds > 0) node.timeTracked = formatTracked(seconds);
     const satisfied = parts.every((p) => p.satisfied);
     const failed = parts.some((p) => p.failed);
+    const passed = parts.some((p) => p.passed);
     const scores = parts.flatMap((p) => p.scores);
     if (satisfied) {
       if (node.cmi5?.satisfied !== true) out.push({ kind: isRoot ? 'course' : 'block', publisherId: node.id });
@@ -226,10 +229,10 @@ export function rollUpCmi5(root: ActivityResult, aus: ReadonlyMap<string, Cmi5Au
       node.activityCompletion = 'COMPLETED';
       node.completionAmount = { scaled: 1 };
     } else if (node.children.some((c) => c.attempts > 0)) node.activityCompletion = 'INCOMPLETE';
-    node.activitySuccess = failed ? 'FAILED' : satisfied ? 'PASSED' : 'UNKNOWN';
+    node.activitySuccess = failed ? 'FAILED' : satisfied && passed ? 'PASSED' : 'UNKNOWN';
     if (scores.length > 0) node.score = { scaled: scores.reduce((a, b) => a + b, 0) / scores.length };
     if (parts.length > 0 && node.children.some((c) => c.attempts > 0) && node.attempts === 0) node.attempts = 1;
-    return { satisfied, failed, scores };
+    return { satisfied, failed, passed: node.activitySuccess === 'PASSED', scores };
   };
   visit(root, true);
   return out;

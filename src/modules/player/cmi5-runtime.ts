@@ -150,6 +150,11 @@ export class Cmi5Runtime implements OnModuleInit {
     return cmi5LaunchQuery({ endpoint: this.endpoint(appId), fetch: `${this.config.publicUrl}/player/cmi5/fetch/${fetchToken}`, actor: state.actor, registration: state.registration, activityId: state.activityId });
   }
 
+  /** The learner of a registration as the actor of the LMS's statements (`Last, First`, as launches name them). */
+  private learnerActor(reg: RegistrationEntity) {
+    return xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') });
+  }
+
   private authority(appId: string): Json {
     return { objectType: 'Agent', account: { homePage: this.credentials.endpoint(appId), name: appId } };
   }
@@ -376,6 +381,32 @@ export class Cmi5Runtime implements OnModuleInit {
     if (text && row.launchHistoryId && row.settings?.history?.rte) await this.historyLog.append(row.appId, row.launchHistoryId, text);
   }
 
+  /**
+   * A fresh instance of a cmi5 registration (RegistrationsService initializer): moveOn is evaluated at the time of
+   * registration (cmi5 9.3.x, moveOn), so NotApplicable AUs are satisfied now, and with them the blocks and the
+   * course they complete, in the tree and the instance's summary alike. Once the instance is stored, the LMS issues
+   * the satisfied statements of those blocks and the course (in a session of their own: no AU was launched).
+   */
+  initialProgress(inst: RegistrationInstanceEntity, version: CourseVersionEntity, now: Date): (() => Promise<void>) | null {
+    const tree = inst.activityDetails;
+    if (version.learningStandard !== 'CMI5' || !tree) return null;
+    const newly = rollUpCmi5(tree, ausOf(version.package?.launchables ?? []));
+    if (tree.activityCompletion === 'COMPLETED') {
+      inst.completion = 'COMPLETED';
+      inst.completionAmount = 1;
+      inst.completedAt = now;
+    }
+    inst.success = tree.activitySuccess;
+    if (newly.length === 0) return null;
+    return async () => {
+      const reg = await this.registrations.findOneBy({ appId: inst.appId, id: inst.registrationId });
+      if (!reg) return;
+      const actor = this.learnerActor(reg);
+      const facts = { sessionId: randomUUID(), registration: reg.xapiRegistrationId, actor };
+      await this.issue(inst.appId, this.satisfiedStatements(inst.appId, reg.courseId, facts, newly, now));
+    };
+  }
+
   /** Records result statements (or a waiver) in the registration's tree, and issues the satisfied statements they cause. */
   private async record(
     where: InstanceKey,
@@ -425,7 +456,7 @@ export class Cmi5Runtime implements OnModuleInit {
     const inst = await this.instances.findOne({ where, select: { activityDetails: true, registrationId: true } });
     const node = inst?.activityDetails ? findActivity(inst.activityDetails, auId) : null;
     if (!node || node.cmi5?.waived || (node.cmi5?.satisfied && launchable.data.moveOn !== 'NotApplicable')) throw new ForbiddenError('The AU is satisfied already; it cannot be waived');
-    const actor = xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') });
+    const actor = this.learnerActor(reg);
     const state = { id: randomUUID(), auId, registration: reg.xapiRegistrationId, actor };
     const au = cmi5AuOf(launchable);
     const activityId = this.activityId(where.appId, course.courseId, 'au', auId);

@@ -7,6 +7,7 @@ import { RegistrationEntity } from '../registrations/entities/registration.entit
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { LaunchLinks } from '../registrations/launch-links';
 import { RegistrationsModule } from '../registrations/registrations.module';
+import { RegistrationsService } from '../registrations/registrations.service';
 import { SettingsModule } from '../settings/settings.module';
 import { AiccHacpController } from './aicc-hacp.controller';
 import { AiccHacpService } from './aicc-hacp.service';
@@ -34,11 +35,13 @@ export class PlayerModule implements OnModuleInit {
     private readonly player: PlayerService,
     private readonly xapiProgress: XapiProgress,
     private readonly cmi5: Cmi5Runtime,
+    private readonly registrations: RegistrationsService,
   ) {}
 
   onModuleInit(): void {
     this.launchLinks.register((req) => this.player.issueLink(req));
     this.xapiProgress.register((appId, registration, statements) => this.player.applyXapiResults(appId, registration, statements));
+    this.registrations.registerInstanceInitializer((inst, version, now) => this.cmi5.initialProgress(inst, version, now));
     this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.player.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
   }
 }

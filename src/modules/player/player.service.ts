@@ -145,7 +145,7 @@ const reportedOf = (node: ActivityResult): string =>
 /** The rolled-up completion amount of a registration's tree (0..1; completed is 1). */
 const progressOf = (tree: ActivityResult): number => (tree.activityCompletion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0));
 
-/** The registration summary of a tree the sequencing engine rolled up (its root). */
+/** The registration summary of a tree the sequencing engine (or cmi5's rollup) rolled up (its root). */
 const summaryOf = (tree: ActivityResult, completedAt: Date | null, now: Date) => ({
   completion: tree.activityCompletion,
   success: tree.activitySuccess,
@@ -403,7 +403,7 @@ export class PlayerService {
       const tree = inst.activityDetails;
       // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
       // and the launch history's.
-      const summary = engine || wiped ? summaryOf(tree, inst.completedAt, now) : null;
+      const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
@@ -74,13 +74,21 @@ export function settingCourseRef(version: CourseVersionEntity): SettingCourseRef
 }
 
 /**
+ * What another module adds to a fresh instance of a course version before it is stored (its tree and summary:
+ * cmi5 satisfies its NotApplicable AUs at registration), and what it does once the instance is stored (null: nothing).
+ */
+export type InstanceInitializer = (instance: RegistrationInstanceEntity, version: CourseVersionEntity, now: Date) => (() => Promise<void>) | null;
+
+/**
  * Registrations and their instances: creation, progress reads, instances, resets, deletion, and the hooks by
  * which courses and applications take registrations along when they go. The player writes progress later.
  */
 @Injectable()
 export class RegistrationsService {
+  private readonly logger = new Logger(RegistrationsService.name);
   private readonly listQuery: ListQuery;
   private readonly instanceQuery: ListQuery;
+  private readonly initializers: InstanceInitializer[] = [];
 
   constructor(
     @InjectRepository(RegistrationEntity) private readonly registrations: Repository<RegistrationEntity>,
@@ -122,6 +130,11 @@ export class RegistrationsService {
 
   // ---- creation -------------------------------------------------------------------------------------------
 
+  /** The player registers what a fresh instance starts with beyond the course's tree (cmi5: moveOn at registration). */
+  registerInstanceInitializer(initializer: InstanceInitializer): void {
+    this.initializers.push(initializer);
+  }
+
   async create(appId: string, body: CreateRegistrationDto, courseVersion?: number): Promise<void> {
     const { course, version } = await this.courses.resolveVersion(appId, body.courseId, courseVersion).catch((err: unknown) => {
       // An unknown course is a bad request here, not a missing resource of the path.
@@ -135,6 +148,7 @@ export class RegistrationsService {
     const registrationTags = normalizeTags(body.registrationTags ?? [], 'registrationTags');
     const now = new Date();
     const instance = this.freshInstance(appId, body.registrationId, 0, version, now);
+    const stored = this.initialize(instance, version, now);
     if (body.initialRegistrationState) this.applyInitialState(instance, body.initialRegistrationState);
     const reg: RegistrationEntity = {
       appId,
@@ -172,6 +186,7 @@ export class RegistrationsService {
         throw err;
       }
     }
+    await stored();
   }
 
   // ---- reading --------------------------------------------------------------------------------------------
@@ -295,14 +310,16 @@ export class RegistrationsService {
       const { version } = await this.courses.resolveVersion(appId, reg.courseId);
       const next = reg.latestInstance + 1;
       const now = new Date();
+      const instance = this.freshInstance(appId, registrationId, next, version, now);
+      const stored = this.initialize(instance, version, now);
       const won = await this.dataSource.transaction(async (m) => {
         // Compare-and-set on latest_instance: of two concurrent calls, one retries with the next number.
         const res = await m.update(RegistrationEntity, { appId, id: registrationId, latestInstance: reg.latestInstance }, { latestInstance: next, updatedAt: now });
         if (!res.affected) return false;
-        await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, next, version, now));
+        await m.insert(RegistrationInstanceEntity, instance);
         return true;
       });
-      if (won) return;
+      if (won) return stored();
       if (attempt >= 4) throw new InvalidInputError(`registration '${registrationId}' is being changed concurrently; try again`);
     }
   }
@@ -331,18 +348,21 @@ export class RegistrationsService {
     const { version } = await this.courses.resolveVersion(appId, reg.courseId);
     const now = new Date();
     const old = await this.instances.find({ where: { appId, registrationId }, select: { instance: true } });
+    const instance = this.freshInstance(appId, registrationId, 0, version, now);
+    const stored = this.initialize(instance, version, now);
     // The instances first, as runtime commits lock them first (then the registration and launches).
     await retryOnLockConflict(() =>
       this.dataSource.transaction(async (m) => {
         await m.delete(RegistrationInstanceEntity, { appId, registrationId });
         await m.delete(LaunchHistoryEntity, { appId, registrationId });
-        await m.insert(RegistrationInstanceEntity, this.freshInstance(appId, registrationId, 0, version, now));
+        await m.insert(RegistrationInstanceEntity, { ...instance });
         await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: 0, updatedAt: now });
       }),
     );
-    for (const { instance } of old) {
-      await this.settings.purgeTarget(appId, { level: 'registrationInstance', registrationId, instance, course: { courseId: reg.courseId, version: 0 } });
+    for (const { instance: n } of old) {
+      await this.settings.purgeTarget(appId, { level: 'registrationInstance', registrationId, instance: n, course: { courseId: reg.courseId, version: 0 } });
     }
+    await stored();
   }
 
   /**
@@ -517,6 +537,21 @@ export class RegistrationsService {
       commitSeq: 0,
       createdAt: now,
       updatedAt: now,
+    };
+  }
+
+  /**
+   * Runs the registered initializers on a fresh instance; returns what they do once it is stored (their failures are
+   * logged: the instance exists by then, and its progress is right without them).
+   */
+  private initialize(instance: RegistrationInstanceEntity, version: CourseVersionEntity, now: Date): () => Promise<void> {
+    const after = this.initializers.map((init) => init(instance, version, now)).filter((a): a is () => Promise<void> => a !== null);
+    return async () => {
+      for (const run of after) {
+        await run().catch((err: unknown) => {
+          this.logger.error({ msg: 'after storing a fresh registration instance', appId: instance.appId, registrationId: instance.registrationId, err: err instanceof Error ? err.message : String(err) });
+        });
+      }
     };
   }
 
