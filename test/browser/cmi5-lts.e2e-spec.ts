@@ -132,9 +132,13 @@ describe('ADL cmi5 LMS Test Suite (CATAPULT lts/)', () => {
     }
   };
   /** Imports the package, launches its first AU in a new registration and returns the AU's verdict. */
-  const runAu = async (file: string, registrationId: string, linkOptions: Record<string, unknown> = {}) => {
+  const runAu = async (file: string, registrationId: string, linkOptions: Record<string, unknown> = {}, settings: Record<string, string> = {}) => {
     const courseId = await importPkg(file);
     await createReg(registrationId, courseId);
+    if (Object.keys(settings).length) {
+      const set = await call(`${s.api}/registrations/${registrationId}/configuration`, { method: 'POST', auth: app, json: { settings: Object.entries(settings).map(([settingId, value]) => ({ settingId, value })) } });
+      expect(set.status).toBe(204);
+    }
     const page = await openPage(context, await link(registrationId, linkOptions));
     const result = await resultOf(page);
     return { page, result, registration: await xapiRegistration(registrationId) };
@@ -234,12 +238,24 @@ describe('ADL cmi5 LMS Test Suite (CATAPULT lts/)', () => {
       await page.close();
     }), 60_000);
 
-  it.each([['005-1-invalid-au.zip'], ['005-2-invalid-au.zip']])('%s: the LMS rejects the invalid statements and requests of the AU', (file) =>
+  // The suite also checks that initialized is rejected before the AU read cmi5LearnerPreferences (11.0.0.0-3). cmi5
+  // makes that read the AU's obligation (section 11) and gives the LMS no right to reject for it (6.3: the statement
+  // rules of section 9): by default LCDS accepts the statement and logs the AU's lapse; LcdsCmi5StrictMode, for AU
+  // developers, rejects it as the suite expects.
+  it.each([['005-1-invalid-au.zip'], ['005-2-invalid-au.zip']])('%s: the LMS rejects the invalid statements and requests of the AU (LcdsCmi5StrictMode)', (file) =>
     counted(async () => {
-      const { page, result } = await runAu(file, `lts-${file.slice(0, 5)}`);
+      const { page, result } = await runAu(file, `lts-${file.slice(0, 5)}`, {}, { LcdsCmi5StrictMode: 'true' });
       expectPass(result);
       await page.close();
     }), 60_000);
+
+  it('005-1-invalid-au.zip without strict mode: initialized before reading the learner preferences is accepted (the suite expects 11.0.0.0-3 rejected) and the lapse logged', async () => {
+    const { page, result } = await runAu('005-1-invalid-au.zip', 'lts-005-1-lenient');
+    expect(result).toMatchObject({ success: false, isError: false, reqId: '11.0.0.0-3 (d2)', msg: 'Statement not rejected (204)' });
+    const log = (await call(`${s.api}/registrations/lts-005-1-lenient/launchHistory?includeHistoryLog=true`, { auth: app })).body.launchHistory[0].historyLog as string;
+    expect(log).toMatch(/ cmi5 lapse of the AU .*cmi5LearnerPreferences before initialized \(cmi5 11\.0\.0\.0-3\)/);
+    await page.close();
+  }, 60_000);
 
   it('006-launchMode Browse (a link with tracking false): completed, passed, failed are rejected', () =>
     counted(async () => {

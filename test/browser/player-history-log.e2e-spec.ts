@@ -155,10 +155,12 @@ describe('player: the launch history log', () => {
     await sco(page);
     await waitFor(() => historyLog('hl-delete'), (l) => / rte Commit\(""\)/.test(l));
     await page.close();
-    expect((await call(`${s.api}/registrations/hl-delete`, { method: 'DELETE', auth: app })).status).toBe(204);
     const ds = s.app.get(DataSource);
-    const rows = await ds.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM launch_history WHERE registration_id = ?', ['hl-delete']);
-    expect(Number(rows[0].n)).toBe(0);
+    const count = async (table: string) => Number((await ds.query<Array<{ n: number | string }>>(`SELECT COUNT(*) AS n FROM ${table} WHERE registration_id = ?`, ['hl-delete']))[0].n);
+    expect(await count('launch_history_log')).toBeGreaterThan(0);
+    expect((await call(`${s.api}/registrations/hl-delete`, { method: 'DELETE', auth: app })).status).toBe(204);
+    expect(await count('launch_history')).toBe(0);
+    expect(await count('launch_history_log')).toBe(0);
     expect((await call(`${s.api}/registrations/hl-delete/launchHistory?includeHistoryLog=true`, { auth: app })).status).toBe(404);
   });
 });

@@ -96,7 +96,7 @@ export class AiccHacpService {
       const shown = rte === 'detailed' || data.length <= 200 ? data : `${data.slice(0, 200)}… (${data.length} characters)`;
       const error = /error\s*=\s*(\d+)/i.exec(answer)?.[1] ?? '?';
       const text = /error_text\s*=\s*(.*)/i.exec(answer)?.[1]?.trim();
-      await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('hacp', `${req.command}${shown ? ` aicc_data=${JSON.stringify(shown)}` : ''}: error ${error}${text ? ` (${text})` : ''}`));
+      await this.historyLog.append(session, historyLine('hacp', `${req.command}${shown ? ` aicc_data=${JSON.stringify(shown)}` : ''}: error ${error}${text ? ` (${text})` : ''}`));
     }
     return answer;
   }

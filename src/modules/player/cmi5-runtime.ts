@@ -378,7 +378,7 @@ export class Cmi5Runtime implements OnModuleInit {
 
   /** Appends lines to the history log of the player session's launch, if it captures the runtime. */
   private async log(row: PlayerSessionEntity, text: string): Promise<void> {
-    if (text && row.launchHistoryId && row.settings?.history?.rte) await this.historyLog.append(row.appId, row.launchHistoryId, text);
+    if (text && row.launchHistoryId && row.settings?.history?.rte) await this.historyLog.append(row, text);
   }
 
   /**

@@ -7,7 +7,7 @@ import { LaunchHistoryEntity } from '../registrations/entities/launch-history.en
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { jsonColumn } from '../registrations/entities/json-column';
-import { appendHistorySql } from '../registrations/launch-history-log';
+import { appendHistoryLog, hotAppendStatements } from '../registrations/launch-history-log';
 import type { Objective } from '../registrations/registration-types';
 import { entityManagerWriter, hotStatementWriter, OwnStatements, XapiStatementsService } from '../xapi/xapi-statements.service';
 
@@ -37,7 +37,7 @@ export interface StoredCommit {
   statements?: OwnStatements;
   /** The instance's new xapi_reported (what its activities' statements have reported), with `statements`. */
   xapiReported?: string;
-  /** Lines for the launch's history log (launches that capture history): appended by the launch's UPDATE. */
+  /** Lines for the launch's history log (launches that capture history), appended in the commit's transaction. */
   historyLog?: string;
 }
 
@@ -230,6 +230,12 @@ export class CommitStore {
     if (done.length === 0) return;
     sent.send(touchRegistrations(execute, done, now));
     sent.send(updateLaunches(execute, done, now));
+    // Launches that capture history: their commits' lines, as parts of their logs (after the launches' UPDATE, which
+    // locked their rows). Commits of launches that capture nothing send nothing more.
+    for (const { where, c } of done) {
+      if (!c.historyLog || !c.launchHistoryId) continue;
+      for (const st of hotAppendStatements({ ...where, launchHistoryId: c.launchHistoryId }, c.historyLog, c.final)) sent.send(execute(st.sql, st.values));
+    }
     // In the order the commits came (done is in key order): a learner's statements in the order of their commits.
     await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
   }
@@ -279,10 +285,7 @@ export class CommitStore {
             totalSeconds: c.launchSeconds,
             ...(c.final ? { exitTime: now } : {}),
           });
-          if (c.historyLog) {
-            const append = appendHistorySql(false, c.historyLog, c.final);
-            await m.query(`UPDATE launch_history SET history_log = ${append.sql} WHERE app_id = ? AND id = ?`, [...append.values, where.appId, c.launchHistoryId]);
-          }
+          if (c.historyLog) await appendHistoryLog(m, { ...where, launchHistoryId: c.launchHistoryId }, c.historyLog, c.final);
         }
       }
       // The batch's statements together (a statement's preparation costs SQLite more than a row), in commit order.
@@ -352,18 +355,12 @@ async function updateLaunches(execute: HotExecute, done: PendingCommit[], now: D
     ['total_seconds', (c) => c.launchSeconds],
     ['exit_time', (c) => (c.final ? now : null), 'COALESCE(?, exit_time)'],
   ];
-  // Launches that capture history append their commits' lines (a statement of its own shape: commits of launches that
-  // capture nothing run the statement as it was).
-  const logged = launches.some((p) => p.c.historyLog);
-  const appendLog = (p: PendingCommit) => appendHistorySql(true, p.c.historyLog ?? '', p.c.final);
-  const sql = sqlOf(`update launches ${launches.length}${logged ? ' logged' : ''}`, () => {
+  const sql = sqlOf(`update launches ${launches.length}`, () => {
     const set = columns.map(([name, , expr = '?']) => `${name} = CASE id ${launches.map(() => `WHEN ? THEN ${expr}`).join(' ')} ELSE ${name} END`);
-    if (logged) set.push(`history_log = CASE id ${launches.map((p) => `WHEN ? THEN ${appendLog(p).sql}`).join(' ')} ELSE history_log END`);
     return `UPDATE launch_history FORCE INDEX (PRIMARY) SET last_runtime_update = ?, ${set.join(', ')} WHERE ${launches.map(() => '(app_id = ? AND id = ?)').join(' OR ')}`;
   });
   const values: unknown[] = [now];
   for (const [, value] of columns) for (const p of launches) values.push(p.c.launchHistoryId, value(p.c));
-  if (logged) for (const p of launches) values.push(p.c.launchHistoryId, ...appendLog(p).values);
   for (const p of launches) values.push(p.where.appId, p.c.launchHistoryId);
   await execute(sql, values);
 }

@@ -404,6 +404,7 @@ export class PlayerService {
       // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
       // and the launch history's.
       const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
+      const firstLine = history?.control ? launchLine(history, version, reg, launchable, node, engine !== undefined, now) : null;
       await this.dataSource.transaction(async (m) => {
         await m.insert(LaunchHistoryEntity, {
           appId: claims.app,
@@ -417,7 +418,8 @@ export class PlayerService {
           success: summary?.success ?? inst.success,
           scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled,
           totalSeconds: 0,
-          historyLog: history?.control ? launchLine(history, version, reg, launchable, node, engine !== undefined, now) : null,
+          historyLog: firstLine,
+          historyLogChars: firstLine?.length ?? 0,
         });
         await m.update(
           RegistrationInstanceEntity,
@@ -710,7 +712,7 @@ export class PlayerService {
       if (s.history?.seq && session.launchHistoryId) {
         const outcome = result.error ? `refused (${result.error.code}): ${result.error.message}${launchable ? `; activity ${JSON.stringify(launchable.id)} runs again` : ''}` : launchable ? `delivered activity ${JSON.stringify(launchable.id)}` : result.ended ? 'the session ended' : 'nothing delivered';
         const valid = s.history.seq === 'detailed' ? `; valid now: ${validRequestsOf(navOf(engine))}` : '';
-        await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('nav', `${requestLabel(req)} (current ${cur === undefined ? 'none' : JSON.stringify(cur)}): ${outcome}${valid}`));
+        await this.historyLog.append(session, historyLine('nav', `${requestLabel(req)} (current ${cur === undefined ? 'none' : JSON.stringify(cur)}): ${outcome}${valid}`));
       }
       if (s.tracking && s.postbacks !== false && (!s.postbacksAtExit || result.ended)) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
       const next = { ...session, settings } as LiveSession;
@@ -878,7 +880,7 @@ export class PlayerService {
     if (!session.settings.history?.rte || !session.launchHistoryId) return;
     const now = Date.now();
     const text = (lines as Array<[number, string]>).map(([ago, line]) => historyLine('rte', line, new Date(now - Math.min(ago, SESSION_TTL_SECONDS * 1000)))).join('');
-    await this.historyLog.append(session.appId, session.launchHistoryId, text);
+    await this.historyLog.append(session, text);
   }
 
   /**
@@ -947,7 +949,7 @@ export class PlayerService {
       await this.sessions.update({ id: session.id }, { settings });
       if (settings.history?.control && session.launchHistoryId) {
         const from = session.settings.activityId;
-        await this.historyLog.append(session.appId, session.launchHistoryId, historyLine('activity', `${JSON.stringify(from)} -> ${JSON.stringify(launchable.id)}${node?.runtime?.exit === 'suspend' ? ' (resuming a suspended attempt)' : ''}`, now));
+        await this.historyLog.append(session, historyLine('activity', `${JSON.stringify(from)} -> ${JSON.stringify(launchable.id)}${node?.runtime?.exit === 'suspend' ? ' (resuming a suspended attempt)' : ''}`, now));
       }
       const next = { ...session, settings } as LiveSession;
       return this.activityLaunch(next, ctx, launchable);

@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { runHotStatement } from '../../platform/database/hot-statement';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { LaunchHistoryEntity } from './entities/launch-history.entity';
+import { LaunchHistoryLogEntity } from './entities/launch-history-log.entity';
 
 /**
- * The launch's history log (LaunchHistorySchema.historyLog): one line per event, `<ISO time> <kind> <details>`, in the
- * launch_history row's history_log column (LONGTEXT on MySQL, TEXT on SQLite).
+ * The launch's history log (LaunchHistorySchema.historyLog): one line per event, `<ISO time> <kind> <details>`. Its
+ * first line (the launch) is in the launch_history row's history_log column; the rest is appended in parts
+ * (launch_history_log rows, one a batch), so that appending never rewrites what is there.
  *
- * Bounded: the log keeps its first HISTORY_LOG_CAP characters. A batch of lines that would pass the cap is dropped,
- * with one line saying so where it happened; the launch's last server lines (exit) have a small reserve above the
- * cap, so a full log still ends with how the launch ended. The oldest are kept because the start of a launch (the
- * SCO's Initialize, its first errors) is what explains a misbehaving course, and because appending is one UPDATE,
- * where keeping the newest would rewrite up to the whole log on every batch.
+ * Bounded: the log keeps its first HISTORY_LOG_CAP characters (counted in launch_history.history_log_chars). A batch
+ * of lines that would pass the cap is dropped, with one line saying so where it happened; the launch's last server
+ * lines (exit) have a small reserve above the cap, so a full log still ends with how the launch ended. The oldest are
+ * kept because the start of a launch (the SCO's Initialize, its first errors) is what explains a misbehaving course,
+ * and because keeping the newest would mean deleting parts on the way.
  */
 export const HISTORY_LOG_CAP = 1024 * 1024;
 /** Characters above the cap that the launch's closing lines (exit) may still use. */
@@ -94,40 +96,86 @@ export function historyLogForReading(log: string | null): string {
   return keyed.map((k) => k.line).join('\n') + (ended ? '\n' : '');
 }
 
+/** The launch whose log a line goes to. */
+export interface LaunchLogTarget {
+  appId: string;
+  registrationId: string;
+  instance: number;
+  launchHistoryId: string;
+}
+
+/** The line that says a batch was dropped at the cap. */
+const droppedLine = (text: string): string =>
+  historyLine('log', `full: ${text.split('\n').length - 1} line(s) dropped here (${text.length} characters); the log keeps its first ${HISTORY_LOG_CAP} characters`);
+
+const limitOf = (closing: boolean) => HISTORY_LOG_CAP + (closing ? HISTORY_LOG_RESERVE : 0);
+
 /**
- * Appends lines to launch histories' logs within the cap. The SQL fragment is also used by the commit path's UPDATE
- * of launch_history (commit-store.ts), so a commit's line costs no statement of its own.
+ * Appends lines to launches' logs within the cap: a part row (an INSERT, never a rewrite of the log) when the
+ * launch's count of characters (launch_history.history_log_chars) leaves room, else, while under the cap, a line
+ * saying what was dropped. `closing`: the launch's last lines, which may use the reserve.
  */
 @Injectable()
 export class LaunchHistoryLog {
-  private readonly mysql: boolean;
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
-    this.mysql = dataSource.options.type === 'mysql';
+  /** `target`: a launch, or a player session (nothing when it has no launch). */
+  async append(target: Omit<LaunchLogTarget, 'launchHistoryId'> & { launchHistoryId: string | null }, text: string, closing = false): Promise<void> {
+    const { appId, registrationId, instance, launchHistoryId } = target;
+    if (launchHistoryId) await appendHistoryLog(this.dataSource.manager, { appId, registrationId, instance, launchHistoryId }, text, closing);
   }
 
-  /** Appends `text` (whole lines) to one launch's log; `closing`: the launch's last lines, which may use the reserve. */
-  async append(appId: string, launchHistoryId: string, text: string, closing = false): Promise<void> {
-    if (!text) return;
-    const { sql, values } = appendHistorySql(this.mysql, text, closing);
-    await runHotStatement(this.dataSource, `UPDATE launch_history SET history_log = ${sql} WHERE app_id = ? AND id = ?`, [...values, appId, launchHistoryId]);
+  /** The logs of launches (their first line and their parts in order), for the API: lines in time order. */
+  async read(appId: string, launches: Array<Pick<LaunchHistoryEntity, 'id' | 'historyLog'>>): Promise<Map<string, string>> {
+    const parts = launches.length
+      ? await this.dataSource.getRepository(LaunchHistoryLogEntity).find({ where: { appId, launchHistoryId: In(launches.map((l) => l.id)) }, order: { seq: 'ASC' }, select: { launchHistoryId: true, text: true, seq: true } })
+      : [];
+    const texts = new Map(launches.map((l) => [l.id, l.historyLog ?? '']));
+    for (const p of parts) texts.set(p.launchHistoryId, (texts.get(p.launchHistoryId) ?? '') + p.text);
+    return new Map([...texts].map(([id, text]) => [id, historyLogForReading(text)]));
   }
 }
 
+/** LaunchHistoryLog.append in a transaction of its own (`m`: its entity manager), on either stack. */
+export async function appendHistoryLog(m: EntityManager, target: LaunchLogTarget, text: string, closing: boolean): Promise<void> {
+  if (!text) return;
+  const where = 'app_id = :appId AND id = :id';
+  const params = { appId: target.appId, id: target.launchHistoryId, n: text.length, limit: limitOf(closing), cap: HISTORY_LOG_CAP };
+  const counted = await m
+    .createQueryBuilder()
+    .update(LaunchHistoryEntity)
+    .set({ historyLogChars: () => 'history_log_chars + :n' })
+    .where(`${where} AND history_log_chars + :n <= :limit`, params)
+    .execute();
+  let part = text;
+  if (!counted.affected) {
+    part = droppedLine(text);
+    const marked = await m
+      .createQueryBuilder()
+      .update(LaunchHistoryEntity)
+      .set({ historyLogChars: () => 'history_log_chars + :m' })
+      .where(`${where} AND history_log_chars < :cap`, { ...params, m: part.length })
+      .execute();
+    if (!marked.affected) return;
+  }
+  await m.insert(LaunchHistoryLogEntity, { appId: target.appId, registrationId: target.registrationId, instance: target.instance, launchHistoryId: target.launchHistoryId, text: part });
+}
+
 /**
- * `history_log` with `text` appended if it fits under the cap (with `closing`, the cap and the reserve); else, while
- * the log is under the cap, with a line saying what was dropped; else as it is. Empty text changes nothing. One
- * statement shape whatever the text (the limit is a parameter). Portable: CHAR_LENGTH/CONCAT on MySQL, LENGTH/|| on
- * SQLite (both count characters).
+ * The commit path's append on MySQL (statements for its pipelined transaction): the part, if the launch's count
+ * leaves room (its row locked first, as the count's UPDATE that follows would), then the count. A commit's line
+ * that does not fit is dropped without a line saying so (the page's batches, far larger, have said it).
  */
-export function appendHistorySql(mysql: boolean, text: string, closing: boolean): { sql: string; values: unknown[] } {
-  const len = (e: string) => (mysql ? `CHAR_LENGTH(${e})` : `LENGTH(${e})`);
-  const cat = (a: string, b: string) => (mysql ? `CONCAT(${a}, ${b})` : `(${a} || ${b})`);
-  const cur = "COALESCE(history_log, '')";
-  const lines = text.split('\n').length - 1;
-  const dropped = text ? historyLine('log', `full: ${lines} line(s) dropped here (${text.length} characters); the log keeps its first ${HISTORY_LOG_CAP} characters`) : '';
-  return {
-    sql: `CASE WHEN ${len(cur)} + ? <= ? THEN ${cat(cur, '?')} WHEN ${len(cur)} < ${HISTORY_LOG_CAP} THEN ${cat(cur, '?')} ELSE history_log END`,
-    values: [text.length, HISTORY_LOG_CAP + (closing ? HISTORY_LOG_RESERVE : 0), text, dropped],
-  };
+export function hotAppendStatements(target: LaunchLogTarget, text: string, closing: boolean): Array<{ sql: string; values: unknown[] }> {
+  const limit = limitOf(closing);
+  return [
+    {
+      sql: 'INSERT INTO launch_history_log (app_id, registration_id, instance, launch_history_id, text) SELECT ?, ?, ?, ?, ? FROM launch_history WHERE app_id = ? AND id = ? AND history_log_chars + ? <= ? FOR UPDATE',
+      values: [target.appId, target.registrationId, target.instance, target.launchHistoryId, text, target.appId, target.launchHistoryId, text.length, limit],
+    },
+    {
+      sql: 'UPDATE launch_history SET history_log_chars = history_log_chars + ? WHERE app_id = ? AND id = ? AND history_log_chars + ? <= ?',
+      values: [text.length, target.appId, target.launchHistoryId, text.length, limit],
+    },
+  ];
 }

@@ -6,6 +6,7 @@ import { CoursesModule } from '../courses/courses.module';
 import { XapiModule } from '../xapi/xapi.module';
 import { RegistrationStatementsController } from './registration-statements.controller';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
+import { LaunchHistoryLogEntity } from './entities/launch-history-log.entity';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
@@ -21,7 +22,7 @@ import { RegistrationsService } from './registrations.service';
  * Takes part in course deletion (CourseHooks) and application info/deletion (ApplicationHooks).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
+  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
   providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts],
   exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog],

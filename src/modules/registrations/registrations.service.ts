@@ -17,7 +17,8 @@ import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
 import { RegistrationStateDto } from './dto/registration-state.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
-import { historyLogForReading } from './launch-history-log';
+import { LaunchHistoryLogEntity } from './entities/launch-history-log.entity';
+import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
@@ -99,6 +100,7 @@ export class RegistrationsService {
     private readonly tags: TagsService,
     private readonly settings: SettingsService,
     private readonly keys: KeyRing,
+    private readonly historyLogs: LaunchHistoryLog,
     tokens: PageTokens,
   ) {
     this.listQuery = new ListQuery(tokens, {
@@ -278,12 +280,12 @@ export class RegistrationsService {
   async launchHistory(appId: string, registrationId: string, includeHistoryLog: boolean, instance?: number): Promise<{ launchHistory: LaunchHistoryView[] }> {
     const reg = await this.requireRegistration(appId, registrationId);
     if (instance !== undefined) await this.requireInstance(appId, reg, instance);
-    // The log (up to a megabyte a launch) is read only when asked for.
     const rows = await this.history.find({
       where: { appId, registrationId, ...(instance !== undefined ? { instance } : {}) },
       order: { instance: 'ASC', launchTime: 'ASC' },
-      ...(includeHistoryLog ? {} : { select: { id: true, instance: true, scoreScaled: true, completion: true, success: true, totalSeconds: true, launchTime: true, exitTime: true, lastRuntimeUpdate: true } }),
     });
+    // The logs' parts (up to a megabyte a launch) are read only when asked for.
+    const logs = includeHistoryLog ? await this.historyLogs.read(appId, rows) : null;
     return {
       launchHistory: rows.map((h) => ({
         id: h.id,
@@ -291,7 +293,7 @@ export class RegistrationsService {
         ...(h.scoreScaled !== null ? { score: { scaled: h.scoreScaled } } : {}),
         completionStatus: h.completion,
         successStatus: h.success,
-        ...(includeHistoryLog ? { historyLog: historyLogForReading(h.historyLog) } : {}),
+        ...(logs ? { historyLog: logs.get(h.id) ?? '' } : {}),
         totalSecondsTracked: h.totalSeconds,
         launchTime: h.launchTime.toISOString(),
         ...(h.exitTime ? { exitTime: h.exitTime.toISOString() } : {}),
@@ -355,6 +357,7 @@ export class RegistrationsService {
       this.dataSource.transaction(async (m) => {
         await m.delete(RegistrationInstanceEntity, { appId, registrationId });
         await m.delete(LaunchHistoryEntity, { appId, registrationId });
+        await m.delete(LaunchHistoryLogEntity, { appId, registrationId });
         await m.insert(RegistrationInstanceEntity, { ...instance });
         await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: 0, updatedAt: now });
       }),
@@ -485,6 +488,7 @@ export class RegistrationsService {
   async purgeApplication(appId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       await m.delete(LaunchHistoryEntity, { appId });
+      await m.delete(LaunchHistoryLogEntity, { appId });
       await m.delete(RegistrationPostbackStateEntity, { appId });
       await m.delete(RegistrationInstanceEntity, { appId });
       await m.delete(RegistrationEntity, { appId });
@@ -602,6 +606,7 @@ export class RegistrationsService {
     const remaining = await retryOnLockConflict(() => this.dataSource.transaction(async (m: EntityManager) => {
       await m.delete(RegistrationInstanceEntity, { appId, registrationId, instance: In(numbers) });
       await m.delete(LaunchHistoryEntity, { appId, registrationId, instance: In(numbers) });
+      await m.delete(LaunchHistoryLogEntity, { appId, registrationId, instance: In(numbers) });
       const latest = await m.getRepository(RegistrationInstanceEntity).findOne({ where: { appId, registrationId }, order: { instance: 'DESC' }, select: { instance: true } });
       if (latest) await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: latest.instance, updatedAt: new Date() });
       return latest !== null;
@@ -627,6 +632,7 @@ export class RegistrationsService {
       this.dataSource.transaction(async (m) => {
         await m.delete(RegistrationInstanceEntity, { appId, registrationId: In(ids) });
         await m.delete(LaunchHistoryEntity, { appId, registrationId: In(ids) });
+        await m.delete(LaunchHistoryLogEntity, { appId, registrationId: In(ids) });
         await m.delete(RegistrationPostbackStateEntity, { appId, registrationId: In(ids) });
         await m.delete(RegistrationEntity, { appId, id: In(ids) });
       }),

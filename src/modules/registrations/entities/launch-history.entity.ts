@@ -37,6 +37,11 @@ export class LaunchHistoryEntity {
   @Column({ type: 'double', default: 0, transformer: doubleColumn })
   totalSeconds!: number;
 
+  /** The log's first line (the launch); the rest is in launch_history_log (launch-history-log.ts). */
   @Column({ type: 'text', nullable: true })
   historyLog!: string | null;
+
+  /** Characters the launch's log holds (its first line and its parts): the cap is checked on this. */
+  @Column({ type: 'int', default: 0 })
+  historyLogChars!: number;
 }
