@@ -172,7 +172,7 @@ describe('player: tracking, data model and communication settings (issue #17)', 
     expect(on.registrationCompletion).toBe('COMPLETED');
   }, 60_000);
 
-  it('PlayerMakeStudentPrefsGlobalToCourse: the language the first SCO set is the second SCO\'s', async () => {
+  it('PlayerMakeStudentPrefsGlobalToCourse: the second SCO finds the language the first one set', async () => {
     const second = async (reg: string) => {
       const page = await openPage(context, await link(reg));
       await page.locator('#lcds-toc .lcds-item[data-id="one"][data-completion="COMPLETED"]').waitFor();
@@ -228,7 +228,7 @@ describe('player: tracking, data model and communication settings (issue #17)', 
     expect((await progress('freq-1s')).activityDetails.children[0].runtime.location).toBe('page-1');
   }, 60_000);
 
-  it('PlayerFinishCausesImmediateCommit NO: LMSFinish\'s commit waits for the commit interval; YES (default) goes at once', async () => {
+  it('PlayerFinishCausesImmediateCommit NO: the commit of LMSFinish waits for the commit interval; YES (default) goes at once', async () => {
     await registrations('idle12', { 'finish-default': {}, 'finish-later': { PlayerFinishCausesImmediateCommit: 'NO', PlayerCommCommitFrequency: '2500' } });
     const delays: Record<string, number> = {};
     for (const reg of ['finish-default', 'finish-later']) {
