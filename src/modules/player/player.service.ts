@@ -42,7 +42,7 @@ import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionT
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { type NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
-import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -354,6 +354,11 @@ export class PlayerService {
     const version = await this.versions.findOneBy({ appId: claims.app, courseId: reg.courseId, version: inst.courseVersion });
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
     const scormVersion = this.runtimeOf(version);
+    // The effective settings the session's commits need, read once here (one query), not on every commit.
+    const settingTarget: SettingTarget = { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) };
+    const values = await this.settings.effective(claims.app, settingTarget, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
+    const ui = playerUiOf(await this.settings.explicit(claims.app, settingTarget, PLAYER_UI_SETTING_IDS));
+    const tracked = trackingRulesOf(values);
     // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
     const sequenced = isSequenced(version);
     let engine: SequencingEngine | undefined;
@@ -361,16 +366,12 @@ export class PlayerService {
     let launchable: LaunchableActivity;
     if (sequenced) {
       const where = { appId: claims.app, registrationId: claims.reg, instance: claims.inst };
-      engine = engineOf(definitionOf(version), await this.sequencingStateOf(where), await this.priorGlobals(where));
+      engine = engineOf(sequencingDefinitionFor(definitionOf(version), tracked), await this.sequencingStateOf(where), await this.priorGlobals(where));
       resumed = engine.suspendedActivity;
       launchable = this.requireActivity(version, this.startDelivery(engine, claims.startSco) ?? undefined, true);
       if (engine.suspendedActivity !== undefined || resumed !== launchable.id) resumed = undefined;
     } else launchable = this.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
-    // The effective settings the session's commits need, read once here (one query), not on every commit.
-    const settingTarget: SettingTarget = { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) };
-    const values = await this.settings.effective(claims.app, settingTarget, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
-    const ui = playerUiOf(await this.settings.explicit(claims.app, settingTarget, PLAYER_UI_SETTING_IDS));
     const rollup = rollupRulesOf(scormVersion, values);
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
@@ -454,7 +455,7 @@ export class PlayerService {
       rollup,
       ...(resetRuntime ? { resetRuntime } : {}),
       ...(noCredit ? { noCredit: true as const } : {}),
-      tracked: trackingRulesOf(values),
+      tracked,
       client: clientSettingsOf(scormVersion, values),
       ui,
       postbacks: this.postbacks.hasTarget(reg, values),
@@ -658,7 +659,7 @@ export class PlayerService {
     const lookahead = s.ui?.lookahead;
     for (let attempt = 0; attempt < 5; attempt++) {
       const ctx = await this.sessionContext(session);
-      const def = definitionOf(ctx.version);
+      const def = sequencingDefinitionFor(definitionOf(ctx.version), s.tracked);
       const engine = engineOf(def, s.tracking ? await this.sequencingStateOf(where) : s.seqState);
       const suspended = engine.suspendedActivity;
       const cur0 = engine.currentActivity;
@@ -844,7 +845,7 @@ export class PlayerService {
     const { inst, version, launchables } = ctx;
     const launchable = launchables.find((a) => a.id === s.activityId);
     if (!launchable) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
-    const def = s.sequenced ? definitionOf(version) : undefined;
+    const def = s.sequenced ? sequencingDefinitionFor(definitionOf(version), s.tracked) : undefined;
     const engine = def ? engineOf(def, s.tracking ? await this.sequencingStateOf({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : s.seqState) : undefined;
     const first = this.activityLaunch(session, ctx, launchable, engine);
     return {
@@ -1093,7 +1094,7 @@ export class PlayerService {
       let seqState: string | undefined;
       let globalObjectives: Objective[] | undefined;
       if (s.sequenced && inst.sequencingState) {
-        const def = (s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session));
+        const def = sequencingDefinitionFor((s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session)), rules);
         engine = engineOf(def, inst.sequencingState);
         const globalsBefore = JSON.stringify(engine.globalObjectives());
         // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).

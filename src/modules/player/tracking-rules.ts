@@ -1,4 +1,5 @@
 import type { ActivityResult, Completion, Success } from '../registrations/registration-types';
+import type { SequencingDefinition } from '../sequencing/sequencing-definition';
 import type { ActivityState, FlatCmi, ScormVersion } from './scorm-runtime';
 
 /**
@@ -19,6 +20,7 @@ export const TRACKING_SETTING_IDS = [
   'PlayerScaleRawScore',
   'PlayerAllowCompleteStatusChange',
   'PlayerMakeStudentPrefsGlobalToCourse',
+  'PlayerForceObjectiveCompletionSetByContent',
 ] as const;
 
 /** The settings of the page's SCORM API and commits (read at launch with the others, kept in the session). */
@@ -44,6 +46,8 @@ export interface TrackingRules {
   allowCompleteStatusChange: boolean;
   /** Learner preferences a SCO sets apply to every SCO of the course. */
   globalPreferences: boolean;
+  /** SCORM 2004: every activity's completionSetByContent and objectiveSetByContent are true (the LMS never sets them at the end of an attempt). */
+  forceSetByContent?: boolean;
 }
 
 /** The catalogue's defaults (sessions launched before these settings were read use them). */
@@ -106,6 +110,7 @@ export function trackingRulesOf(values: ReadonlyMap<string, string>): TrackingRu
     scaleRawScore: yes(values, 'PlayerScaleRawScore', d.scaleRawScore),
     allowCompleteStatusChange: yes(values, 'PlayerAllowCompleteStatusChange', d.allowCompleteStatusChange),
     globalPreferences: yes(values, 'PlayerMakeStudentPrefsGlobalToCourse', d.globalPreferences),
+    ...(yes(values, 'PlayerForceObjectiveCompletionSetByContent', false) ? { forceSetByContent: true } : {}),
   };
 }
 
@@ -234,4 +239,19 @@ export function applyPretest(tree: ActivityResult, activityId: string): boolean 
 /** PlayerMakeStudentPrefsGlobalToCourse: the preferences a SCO set become every SCO's. */
 export function shareLearnerPreference(tree: ActivityResult, preference: NonNullable<NonNullable<ActivityResult['runtime']>['learnerPreference']>): void {
   for (const leaf of leavesOf(tree)) leaf.runtime = { ...(leaf.runtime ?? {}), learnerPreference: { ...preference } };
+}
+
+/** The definitions with the SetByContent flags forced, by the definition they were made from (definitions are cached and immutable). */
+const forcedDefinitions = new WeakMap<SequencingDefinition, SequencingDefinition>();
+
+/** PlayerForceObjectiveCompletionSetByContent: the course's sequencing definition with both flags true on every activity. */
+export function sequencingDefinitionFor(def: SequencingDefinition, rules: TrackingRules | undefined): SequencingDefinition {
+  if (!rules?.forceSetByContent) return def;
+  let forced = forcedDefinitions.get(def);
+  if (!forced) {
+    const activities = Object.fromEntries(Object.entries(def.activities).map(([id, a]) => [id, { ...a, completionSetByContent: true, objectiveSetByContent: true }]));
+    forced = { ...def, activities };
+    forcedDefinitions.set(def, forced);
+  }
+  return forced;
 }

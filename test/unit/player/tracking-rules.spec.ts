@@ -1,7 +1,8 @@
 /** The tracking and data model settings of issue #17 as pure rules: what a commit's status and score become. */
 import type { ActivityResult } from '../../../src/modules/registrations/registration-types';
+import type { SequencingDefinition } from '../../../src/modules/sequencing/sequencing-definition';
 import { activityStateOf, FlatCmi, ScormVersion } from '../../../src/modules/player/scorm-runtime';
-import { applyPretest, applyTrackingRules, changesState, clientSettingsOf, DEFAULT_TRACKING_RULES, ruledCmi, shareLearnerPreference, TrackingRules, trackingRulesOf } from '../../../src/modules/player/tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, clientSettingsOf, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TrackingRules, trackingRulesOf } from '../../../src/modules/player/tracking-rules';
 
 const rules = (values: Record<string, string>): TrackingRules => trackingRulesOf(new Map(Object.entries(values)));
 /** "completion success score" of a commit under the rules. */
@@ -121,5 +122,17 @@ describe('course-wide rules', () => {
     const t = tree();
     shareLearnerPreference(t, { language: 'fr', audioLevel: 2 });
     expect(t.children.map((c) => c.runtime?.learnerPreference)).toEqual([{ language: 'fr', audioLevel: 2 }, { language: 'fr', audioLevel: 2 }, { language: 'fr', audioLevel: 2 }]);
+  });
+});
+
+describe('sequencingDefinitionFor', () => {
+  it('PlayerForceObjectiveCompletionSetByContent: both flags true on every activity, one forced copy per definition; off: the definition itself', () => {
+    const def = { root: 'r', order: ['r', 'a'], activities: { r: { completionSetByContent: false, objectiveSetByContent: false }, a: { completionSetByContent: false, objectiveSetByContent: true } } } as unknown as SequencingDefinition;
+    const forced = rules({ PlayerForceObjectiveCompletionSetByContent: 'YES' });
+    expect(sequencingDefinitionFor(def, DEFAULT_TRACKING_RULES)).toBe(def);
+    const f = sequencingDefinitionFor(def, forced);
+    expect(Object.values(f.activities).map((a) => [a.completionSetByContent, a.objectiveSetByContent])).toEqual([[true, true], [true, true]]);
+    expect(sequencingDefinitionFor(def, forced)).toBe(f);
+    expect(def.activities.a.completionSetByContent).toBe(false);
   });
 });
