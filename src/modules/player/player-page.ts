@@ -381,7 +381,9 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     var v = sq.nav;
     nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
     renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
-    var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    // PlayerReturnToLmsAction SuspendAll / ExitAll: the Exit button does that alone (no Suspend button beside it).
+    var only = returnToLms() === 'SuspendAll' || returnToLms() === 'ExitAll';
+    var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v[exitRequest()], 'lcds-suspend': v.suspendAll && !only };
     // adlnav:hideLMSUI of the running SCO: its buttons are hidden (the requests stay valid for the SCO itself).
     var hideUi = (sq.hideUi && sq.hideUi[current.activityId]) || [];
     // The page's one Exit button (exit all) hides for "exit" or "exitAll".
@@ -392,6 +394,9 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       el.hidden = !buttons[id] || hiddenByContent; el.disabled = busy || finished || !buttons[id] || hiddenByContent;
     }
   }
+  function returnToLms() { return (cfg.exit && cfg.exit.returnToLms) || 'Legacy'; }
+  /** The request of the Exit ("return to LMS") button of a sequenced course. */
+  function exitRequest() { return returnToLms() === 'SuspendAll' ? 'suspendAll' : 'exitAll'; }
   /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */
   function navigate(request) {
     if (!sq || busy || finished) return;
@@ -522,7 +527,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (nav && sq) {
       $('lcds-prev').addEventListener('click', function () { navigate('previous'); });
       $('lcds-next').addEventListener('click', function () { navigate('continue'); });
-      $('lcds-exit').addEventListener('click', function () { navigate('exitAll'); });
+      $('lcds-exit').addEventListener('click', function () { navigate(exitRequest()); });
       $('lcds-suspend').addEventListener('click', function () { navigate('suspendAll'); });
       renderNav();
     } else if (nav) {
