@@ -3,48 +3,44 @@ import { importCourse } from '../support/courses';
 import { openPage, playerTestBed, waitFor, zipOf } from '../support/player';
 import { call, TestServer } from '../support/test-server';
 
-const SCOS = ['sco-1', 'sco-2', 'sco-3'];
-
-/**
- * A SCORM 1.2 course of three SCOs. Each SCO initialises and waits; `window.finish(status, exit)` sets its
- * lesson_status and cmi.core.exit and calls LMSFinish, as a SCO's own "done" button would.
- */
-async function threeScos(): Promise<Buffer> {
-  const manifest = `<?xml version="1.0"?><manifest identifier="exit12" version="1" xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2">
-<metadata><schema>ADL SCORM</schema><schemaversion>1.2</schemaversion></metadata>
-<organizations default="org"><organization identifier="org"><title>Exit actions</title>
-${SCOS.map((id) => `<item identifier="${id}" identifierref="res-${id}"><title>Lesson ${id}</title></item>`).join('\n')}
-</organization></organizations>
-<resources>${SCOS.map((id) => `<resource identifier="res-${id}" type="webcontent" adlcp:scormtype="sco" href="${id}/index.html"><file href="${id}/index.html"/></resource>`).join('')}</resources></manifest>`;
-  const files: Record<string, string> = { 'imsmanifest.xml': manifest };
-  for (const id of SCOS) {
-    files[`${id}/index.html`] = `<!doctype html><html><head><meta charset="utf-8"><title>${id}</title><script>
-function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.API) return w.API; if (w.parent === w) break; w = w.parent; } return null; }
-var API = findAPI(window);
-window.finish = function (status, exit) { API.LMSSetValue('cmi.core.lesson_status', status); API.LMSSetValue('cmi.core.exit', exit); API.LMSFinish(''); };
+/** The version-specific parts of a generated package: manifest namespaces and schema version, the API's name and its calls. */
+const FLAVOURS = {
+  '1.2': {
+    ns: 'xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"',
+    schema: '1.2',
+    scormType: 'adlcp:scormtype',
+    api: 'API',
+    // window.finish(status, exit): lesson_status and cmi.core.exit, then LMSFinish, as a SCO's own "done" button would.
+    script: `window.finish = function (status, exit) { API.LMSSetValue('cmi.core.lesson_status', status); API.LMSSetValue('cmi.core.exit', exit); API.LMSFinish(''); };
 window.save = function (location) { API.LMSSetValue('cmi.core.lesson_location', location); API.LMSCommit(''); };
-window.onload = function () { API.LMSInitialize(''); document.getElementById('state').textContent = 'ready'; };
-</script></head><body><h1>${id}</h1><p id="state">loading</p></body></html>`;
-  }
-  return zipOf(files);
-}
+window.onload = function () { API.LMSInitialize(''); document.getElementById('state').textContent = 'ready'; };`,
+  },
+  '2004': {
+    ns: 'xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"',
+    schema: '2004 3rd Edition',
+    scormType: 'adlcp:scormType',
+    api: 'API_1484_11',
+    // window.leave(exit): cmi.exit, then Terminate without a navigation request.
+    script: `window.leave = function (exit) { API.SetValue('cmi.exit', exit); API.Terminate(''); };
+window.onload = function () { API.Initialize(''); document.getElementById('state').textContent = 'ready'; };`,
+  },
+};
 
-/** A sequenced SCORM 2004 course of two SCOs; `window.leave(exit)` sets cmi.exit and terminates without a navigation request. */
-async function twoScos2004(): Promise<Buffer> {
-  const ids = ['sco-a', 'sco-b'];
-  const manifest = `<?xml version="1.0"?><manifest identifier="exit04" version="1" xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3">
-<metadata><schema>ADL SCORM</schema><schemaversion>2004 3rd Edition</schemaversion></metadata>
-<organizations default="org"><organization identifier="org"><title>Logout</title>
+/** A course of SCOs `ids` (SCORM 2004: sequenced by the default rules); each SCO initialises and waits for the test. */
+async function scoCourse(version: '1.2' | '2004', ids: string[]): Promise<Buffer> {
+  const f = FLAVOURS[version];
+  const manifest = `<?xml version="1.0"?><manifest identifier="exit-${version}" version="1" ${f.ns}>
+<metadata><schema>ADL SCORM</schema><schemaversion>${f.schema}</schemaversion></metadata>
+<organizations default="org"><organization identifier="org"><title>Exit settings</title>
 ${ids.map((id) => `<item identifier="${id}" identifierref="res-${id}"><title>Lesson ${id}</title></item>`).join('\n')}
 </organization></organizations>
-<resources>${ids.map((id) => `<resource identifier="res-${id}" type="webcontent" adlcp:scormType="sco" href="${id}/index.html"><file href="${id}/index.html"/></resource>`).join('')}</resources></manifest>`;
+<resources>${ids.map((id) => `<resource identifier="res-${id}" type="webcontent" ${f.scormType}="sco" href="${id}/index.html"><file href="${id}/index.html"/></resource>`).join('')}</resources></manifest>`;
   const files: Record<string, string> = { 'imsmanifest.xml': manifest };
   for (const id of ids) {
     files[`${id}/index.html`] = `<!doctype html><html><head><meta charset="utf-8"><title>${id}</title><script>
-function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.API_1484_11) return w.API_1484_11; if (w.parent === w) break; w = w.parent; } return null; }
+function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.${f.api}) return w.${f.api}; if (w.parent === w) break; w = w.parent; } return null; }
 var API = findAPI(window);
-window.leave = function (exit) { API.SetValue('cmi.exit', exit); API.Terminate(''); };
-window.onload = function () { API.Initialize(''); document.getElementById('state').textContent = 'ready'; };
+${f.script}
 </script></head><body><h1>${id}</h1><p id="state">loading</p></body></html>`;
   }
   return zipOf(files);
@@ -55,8 +51,8 @@ describe('player: exit settings (Player…ExitAction, PlayerLogoutCausesPlayerEx
   let app: string;
   let context: BrowserContext;
   const { createReg, link, progress } = playerTestBed({ id: 'learner-exit' }, (bed) => ({ s, app, context } = bed), async () => {
-    for (const id of ['exit-defaults', 'exit-course', 'exit-reg']) await importCourse(s.api, app, id, { name: `${id}.zip`, data: await threeScos(), type: 'application/zip' });
-    await importCourse(s.api, app, 'logout04', { name: 'logout04.zip', data: await twoScos2004(), type: 'application/zip' });
+    for (const id of ['exit-defaults', 'exit-course', 'exit-reg']) await importCourse(s.api, app, id, { name: `${id}.zip`, data: await scoCourse('1.2', ['sco-1', 'sco-2', 'sco-3']), type: 'application/zip' });
+    await importCourse(s.api, app, 'logout04', { name: 'logout04.zip', data: await scoCourse('2004', ['sco-a', 'sco-b']), type: 'application/zip' });
   });
   const configure = async (path: string, settings: Record<string, string>) => {
     const r = await call(`${s.api}/${path}/configuration`, { method: 'POST', auth: app, json: { settings: Object.entries(settings).map(([settingId, value]) => ({ settingId, value })) } });
