@@ -4,6 +4,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
 import type { ExitBehaviour } from './launch-settings';
+import type { MediaThresholds } from './player-media';
 import type { RollupRules } from './scorm-runtime';
 
 /** What a launch link asked for, kept with its session. */
@@ -54,7 +55,7 @@ export interface PlayerSessionSettings {
   /** Set at launch: ApiRollupRegistrationDuringSession is false (postbacks only when the learner leaves). */
   postbacksAtExit?: true;
   /** Media courses: MediaContentCompletionThreshold (percent) and PDFContentPageDurationThreshold (seconds). */
-  media?: { completionPercent: number; pdfPageSeconds: number };
+  media?: MediaThresholds;
   /** A later launch of the registration took over (concurrent launch detection); `force`: this one is ended. */
   superseded?: { force: boolean };
 }
