@@ -66,6 +66,12 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     await importCourse(s.api, app, 'opts', { name: 'opts.zip', data: opts, type: 'application/zip' });
     await importCourse(s.api, app, 'handout', { name: 'handout.pdf', data: pdfOf(3), type: 'application/pdf' });
     await importCourse(s.api, app, 'tone', { name: 'tone.wav', data: wavOf(1), type: 'audio/wav' });
+    // Media thresholds: a PDF whose pages count after 3 seconds, a recording complete at a quarter played.
+    await importCourse(s.api, app, 'slow-pdf', { name: 'slow.pdf', data: pdfOf(2), type: 'application/pdf' });
+    await importCourse(s.api, app, 'long-tone', { name: 'long.wav', data: wavOf(8), type: 'audio/wav' });
+    for (const [courseId, settingId, value] of [['slow-pdf', 'PDFContentPageDurationThreshold', '3'], ['long-tone', 'MediaContentCompletionThreshold', '25']]) {
+      expect((await call(`${s.api}/courses/${courseId}/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId, value }] } })).status).toBe(204);
+    }
   });
   const open = (url: string) => openPage(context, url);
   const sco = (page: Page) => page.frameLocator('#lcds-sco');
@@ -179,7 +185,7 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     await clickPage.close();
   });
 
-  it('a PDF course completes when its last page is shown, with the time spent', async () => {
+  it('a PDF course completes once its last page has been shown for PDFContentPageDurationThreshold (5 s by default), with the time spent', async () => {
     await createReg('r-pdf', 'handout');
     let page = await open(await link('r-pdf'));
     let viewer = sco(page);
@@ -197,12 +203,34 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     await viewer.locator('#pages').filter({ hasText: 'Page 2 of 3' }).waitFor();
     await viewer.locator('#next').click();
     await viewer.locator('#pages').filter({ hasText: 'Page 3 of 3' }).waitFor();
-    const p = await waitFor(() => progress('r-pdf'), (v) => v.registrationCompletion === 'COMPLETED');
+    const p = await waitFor(() => progress('r-pdf'), (v) => v.registrationCompletion === 'COMPLETED', 20_000);
     expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationCompletionAmount: 1 });
     expect(p.activityDetails.children.length === 0 ? p.activityDetails.runtime : p.activityDetails.children[0].runtime).toMatchObject({ completionStatus: 'completed', location: '3' });
     await page.close();
     const after = await waitFor(() => progress('r-pdf'), (v) => (v.totalSecondsTracked ?? 0) > 0);
     expect(after.totalSecondsTracked).toBeGreaterThan(0);
+  });
+
+  it('PDFContentPageDurationThreshold: the last page completes the course once it has stayed shown that long', async () => {
+    await createReg('r-slow-pdf', 'slow-pdf');
+    const page = await open(await link('r-slow-pdf'));
+    const viewer = sco(page);
+    await viewer.locator('#pages').filter({ hasText: 'Page 1 of 2' }).waitFor();
+    await viewer.locator('#next').click();
+    await viewer.locator('#pages').filter({ hasText: 'Page 2 of 2' }).waitFor();
+    const shown = Date.now();
+    const p = await waitFor(() => progress('r-slow-pdf'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p.registrationCompletion).toBe('COMPLETED');
+    // Seen here a moment after the page counted from (without the threshold: within a commit's round trip).
+    expect(Date.now() - shown).toBeGreaterThanOrEqual(2_500);
+    await page.close();
+  });
+
+  it('MediaContentCompletionThreshold: an 8-second recording is complete once a quarter of it has played', async () => {
+    const started = Date.now();
+    await playToEnd('r-long-tone', 'long-tone', 'audio');
+    // Playing to the end would take 8 seconds; a quarter takes 2.
+    expect(Date.now() - started).toBeLessThan(6_500);
   });
 
   it('a video course completes when it has played to the end', async () => {

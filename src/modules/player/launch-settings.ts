@@ -5,6 +5,8 @@
  * (booleans 'true'/'false', YES/NO settings 'YES'/'NO', enum names).
  */
 
+import type { MediaThresholds } from './player-media';
+
 /** ExitActionValue: what the player does after a SCO exits without a navigation request of its own. */
 export const EXIT_ACTIONS = ['EXIT_COURSE', 'EXIT_COURSE_AFTER_CONFIRM', 'GO_TO_NEXT_SCO', 'DISPLAY_MESSAGE', 'DO_NOTHING'] as const;
 export type ExitAction = (typeof EXIT_ACTIONS)[number];
@@ -56,7 +58,7 @@ export interface LaunchSettings {
   /** Concurrent launch detection: off, or how many recent live sessions it looks at and whether they are ended. */
   concurrent: { rows: number; force: boolean } | null;
   postbacksDuringSession: boolean;
-  media: { completionPercent: number; pdfPageSeconds: number };
+  media: MediaThresholds;
 }
 
 const oneOf = <T extends string>(allowed: readonly T[], value: string | undefined, fallback: T): T => ((allowed as readonly string[]).includes(value ?? '') ? (value as T) : fallback);

@@ -1,6 +1,16 @@
 import type { MediaKind } from '../courses/packages/media-parser';
 import { escapeHtml } from './player-errors';
 
+/**
+ * MediaContentCompletionThreshold (percent of a video or audio file played that completes it) and
+ * PDFContentPageDurationThreshold (seconds a PDF page must stay shown before it counts), as the launch read them.
+ */
+export interface MediaThresholds {
+  completionPercent: number;
+  pdfPageSeconds: number;
+}
+export const DEFAULT_MEDIA_THRESHOLDS: MediaThresholds = { completionPercent: 95, pdfPageSeconds: 5 };
+
 /** Where pdf.js is served from (the pdfjs-dist build in node_modules). */
 export const PDFJS_ASSETS = { 'pdf.min.mjs': 'pdfjs-dist/build/pdf.min.mjs', 'pdf.worker.min.mjs': 'pdfjs-dist/build/pdf.worker.min.mjs' } as const;
 
@@ -11,7 +21,7 @@ export const PDFJS_ASSETS = { 'pdf.min.mjs': 'pdfjs-dist/build/pdf.min.mjs', 'pd
  * ended, the PDF's last page was shown), with the session time. Leaving before the end suspends, and the next
  * launch resumes where the learner was.
  */
-export function mediaViewerPage(media: { kind: MediaKind; file: string; title: string }): string {
+export function mediaViewerPage(media: { kind: MediaKind; file: string; title: string; thresholds: MediaThresholds }): string {
   // A referenced media file (noUpload import) plays from its own URL; an uploaded one from the course's content.
   const src = /^https?:\/\//i.test(media.file) ? media.file : `content/${media.file.split('/').map(encodeURIComponent).join('/')}`;
   const body =
@@ -30,7 +40,7 @@ window.lcdsMedia.pdf(pdfjs);
 video{display:block;width:100%;height:100%;background:#000}audio{display:block;width:90%;margin:4em auto}
 #bar{display:flex;gap:1em;align-items:center;justify-content:center;padding:.4em;background:#333}#bar button{font:inherit;padding:.3em .9em}
 #stage{height:calc(100% - 2.6em);overflow:auto;text-align:center}#page{margin:1em auto;background:#fff;max-width:95%}</style>
-<script id="lcds-media" type="application/json">${JSON.stringify({ kind: media.kind, src }).replace(/</g, '\\u003c')}</script>
+<script id="lcds-media" type="application/json">${JSON.stringify({ kind: media.kind, src, ...media.thresholds }).replace(/</g, '\\u003c')}</script>
 <script src="/player/assets/media.js"></script>
 </head><body>${body}</body></html>`;
 }
@@ -86,7 +96,10 @@ export const MEDIA_SCRIPT = String.raw`(function () {
     var el = document.getElementById('media'), last = 0;
     el.addEventListener('loadedmetadata', function () { var t = Number(resumeAt); if (t > 0 && t < el.duration) el.currentTime = t; });
     el.addEventListener('timeupdate', function () {
-      if (!el.duration || Date.now() - last < 2000) return;
+      if (!el.duration) return;
+      // MediaContentCompletionThreshold: playing this share of the file completes it.
+      if (!done && el.currentTime / el.duration * 100 >= cfg.completionPercent) { complete(el.currentTime.toFixed(1)); return; }
+      if (Date.now() - last < 2000) return;
       last = Date.now();
       progress(el.currentTime / el.duration, el.currentTime.toFixed(1));
     });
@@ -94,7 +107,7 @@ export const MEDIA_SCRIPT = String.raw`(function () {
   }
 
   window.lcdsMedia.pdf = function (pdfjs) {
-    var doc = null, page = 1, rendering = false;
+    var doc = null, page = 1, rendering = false, counting = null;
     var canvas = document.getElementById('page'), label = document.getElementById('pages');
     function show(n) {
       if (!doc || rendering) return;
@@ -110,7 +123,14 @@ export const MEDIA_SCRIPT = String.raw`(function () {
         document.getElementById('prev').disabled = page <= 1;
         document.getElementById('next').disabled = page >= doc.numPages;
         document.body.setAttribute('data-page', String(page));
-        if (page >= doc.numPages) complete(String(page)); else progress(page / doc.numPages, String(page));
+        // PDFContentPageDurationThreshold: a page counts once it has stayed shown that long (the last one completes).
+        var shown = page;
+        clearTimeout(counting);
+        counting = setTimeout(function () {
+          if (shown !== page) return;
+          if (page >= doc.numPages) complete(String(page)); else progress(page / doc.numPages, String(page));
+        }, cfg.pdfPageSeconds * 1000);
+        progress((page - 1) / doc.numPages, String(page));
       }, function () { rendering = false; label.textContent = 'This page could not be shown.'; });
     }
     document.getElementById('prev').addEventListener('click', function () { show(page - 1); });

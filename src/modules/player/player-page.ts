@@ -567,7 +567,9 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     });
     renderProgress();
     renderToc(function (e) { return o.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
-    var buttons = { 'lcds-prev': o.previous, 'lcds-next': o.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
+    // PlayerReturnToLmsAction SuspendAll / ExitAll: the Exit button does that alone (no Suspend button beside it).
+    var only = returnToLms() === 'SuspendAll' || returnToLms() === 'ExitAll';
+    var buttons = { 'lcds-prev': o.previous, 'lcds-next': o.continue, 'lcds-exit': v[exitRequest()], 'lcds-suspend': v.suspendAll && !only };
     // adlnav:hideLMSUI of the running SCO: its buttons are hidden (the requests stay valid for the SCO itself).
     var hideUi = (sq.hideUi && sq.hideUi[current.activityId]) || [];
     // The page's one Exit button (exit all) hides for "exit" or "exitAll".
@@ -592,6 +594,9 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     return whenSettled().then(function () { return postNav({ request: request, check: true }); })
       .then(function (out) { return out && out.error ? out : null; }, function () { return null; });
   }
+  function returnToLms() { return (cfg.exit && cfg.exit.returnToLms) || 'Legacy'; }
+  /** The request of the Exit ("return to LMS") button of a sequenced course. */
+  function exitRequest() { return returnToLms() === 'SuspendAll' ? 'suspendAll' : 'exitAll'; }
   /** SCORM 2004: sends a navigation request to the server (after unloading the SCO) and runs what it answers. */
   function navigate(request) {
     if (!sq || busy || finished) return;
@@ -765,7 +770,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (nav && sq) {
       on('lcds-prev', function () { navigate('previous'); });
       on('lcds-next', function () { navigate('continue'); });
-      on('lcds-exit', function () { navigate('exitAll'); });
+      on('lcds-exit', function () { navigate(exitRequest()); });
       on('lcds-suspend', function () { navigate('suspendAll'); });
     } else if (nav) {
       on('lcds-prev', function () { go(indexOf(current.activityId) - 1, false); });

@@ -5,6 +5,7 @@ import { jsonColumn } from '../registrations/entities/json-column';
 import type { AdditionalValue } from '../registrations/launch-links';
 import type { HistoryCapture } from '../registrations/launch-history-log';
 import type { ExitBehaviour } from './launch-settings';
+import type { MediaThresholds } from './player-media';
 import type { RollupRules } from './scorm-runtime';
 import type { ResetTiming } from './attempt-data';
 import type { PlayerClientSettings, TrackingRules } from './tracking-rules';
@@ -72,7 +73,7 @@ export interface PlayerSessionSettings {
   /** Set at launch: ApiRollupRegistrationDuringSession is false (postbacks only when the learner leaves). */
   postbacksAtExit?: true;
   /** Media courses: MediaContentCompletionThreshold (percent) and PDFContentPageDurationThreshold (seconds). */
-  media?: { completionPercent: number; pdfPageSeconds: number };
+  media?: MediaThresholds;
   /** A later launch of the registration took over (concurrent launch detection); `force`: this one is ended. */
   superseded?: { force: boolean };
 }

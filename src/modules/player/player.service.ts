@@ -33,6 +33,7 @@ import { CommitStore } from './commit-store';
 import { ATTEMPT_SETTING_IDS, attemptSecondsOf, launchesAsNoCredit, resetsRuntimeData, resetTimingOf, startNewAttempt } from './attempt-data';
 import { PlayerError } from './player-errors';
 import { type ExitBehaviour, LAUNCH_SETTING_IDS, launchSettingsOf } from './launch-settings';
+import { DEFAULT_MEDIA_THRESHOLDS, type MediaThresholds } from './player-media';
 import { contentUrlOf } from './player-page';
 import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
@@ -1005,12 +1006,12 @@ export class PlayerService {
   }
 
   /** The media file of a media course session (the viewer page plays it). */
-  async mediaOf(token: string): Promise<{ kind: MediaKind; file: string; title: string }> {
+  async mediaOf(token: string): Promise<{ kind: MediaKind; file: string; title: string; thresholds: MediaThresholds }> {
     const session = await this.requireSession(token);
     const { version } = await this.sessionContext(session);
     const media = mediaOf(version);
     if (!media) throw new PlayerError(404, 'Not a media course', 'This course is not a single media file.');
-    return { ...media, title: version.title };
+    return { ...media, title: version.title, thresholds: session.settings.media ?? DEFAULT_MEDIA_THRESHOLDS };
   }
 
   /**
