@@ -289,7 +289,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function renderToc(selectable, pick) {
     var list = $('lcds-toc-list'); list.textContent = '';
     nav.toc.forEach(function (e) {
-      if (sq && sq.hidden.indexOf(e.id) >= 0) return;
+      if (sq && (sq.hidden.indexOf(e.id) >= 0 || (sq.nav.order && sq.nav.order.indexOf(e.id) < 0))) return;
       var li = document.createElement('li');
       li.style.paddingLeft = (e.depth * 1) + 'em';
       if (e.kind === 'heading') { li.className = 'lcds-heading'; li.textContent = e.title; list.appendChild(li); return; }
@@ -318,6 +318,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function renderSeqNav() {
     var v = sq.nav;
     nav.toc.forEach(function (e) { if (e.kind === 'item' && v.completion && v.completion[e.id]) e.completion = v.completion[e.id]; });
+    // Selection and randomization of children: the entries follow the order of the attempts (children not selected are left out).
+    if (v.order) { var pos = {}; v.order.forEach(function (id, i) { pos[id] = i; }); nav.toc.sort(function (a, b) { return (a.id in pos ? pos[a.id] : 1e9) - (b.id in pos ? pos[b.id] : 1e9); }); }
     renderToc(function (e) { return v.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
     var buttons = { 'lcds-prev': v.previous, 'lcds-next': v.continue, 'lcds-exit': v.exitAll, 'lcds-suspend': v.suspendAll };
     // adlnav:hideLMSUI of the running SCO: its buttons are hidden (the requests stay valid for the SCO itself).

@@ -4,6 +4,7 @@
  * registration's activity tree, and the valid navigation requests the page shows and answers
  * `adl.nav.request_valid` from.
  */
+import { randomInt } from 'node:crypto';
 import type { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { ActivityResult, Completion, Objective, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
@@ -22,6 +23,11 @@ export interface SequencingNav {
   jump: string[];
   /** The completion of each leaf (the table of contents' marks): COMPLETED, INCOMPLETE or UNKNOWN. */
   completion: Record<string, Completion>;
+  /**
+   * Courses with selection or randomization of children: the activities of the current (or next) attempts in their
+   * order (the table of contents follows it and leaves out the children not selected); absent otherwise (manifest order).
+   */
+  order?: string[];
 }
 
 /** A SCORM 2004 course version runs through the sequencing engine (media, xAPI, AICC and SCORM 1.2 do not). */
@@ -48,11 +54,15 @@ export function definitionOf(version: CourseVersionEntity): SequencingDefinition
   return def;
 }
 
-/** The engine of a stored state, or a new one (the registration's global objectives seeded from `globals`). */
+/**
+ * The engine of a stored state, or a new one (the registration's global objectives seeded from `globals`). A new
+ * state's random generator (selection and randomization of children) starts from a random seed, so that learners get
+ * different orders; the generator's state is stored with it, so one registration's draws are reproducible.
+ */
 export function engineOf(def: SequencingDefinition, state: string | null | undefined, globals?: string | null): SequencingEngine {
   if (state) return SequencingEngine.restore(def, state);
   const prior = globals ? (JSON.parse(globals) as SerializedSequencingState).state.globalObjectives : undefined;
-  return SequencingEngine.create(def, prior ? { globalObjectives: prior } : {});
+  return SequencingEngine.create(def, { seed: randomInt(1, 0xffffffff), ...(prior ? { globalObjectives: prior } : {}) });
 }
 
 export const serializeEngine = (engine: SequencingEngine): string => engine.serializedText();
@@ -183,7 +193,8 @@ export function navOf(engine: SequencingEngine): SequencingNav {
   const v = engine.validRequests();
   const leaf = (id: string) => (engine.definition.activities[id]?.children.length ?? 0) === 0;
   const completion = Object.fromEntries(engine.definition.order.filter(leaf).map((id) => [id, COMPLETION_OF[engine.status(id).completion]]));
-  return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion };
+  const order = engine.drawsChildren ? engine.activityOrder() : undefined;
+  return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion, ...(order ? { order } : {}) };
 }
 
 /** The registration's globalObjectives (ObjectiveSchema[]): the engine's shared objectives, by target id. */

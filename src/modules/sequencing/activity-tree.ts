@@ -42,6 +42,12 @@ export interface ActivityState {
   objectives: Record<string, ObjectiveState>;
   /** The activity's available children after selection and randomization (SR.1, SR.2). */
   availableChildren: string[];
+  /**
+   * A cluster with selection or randomization on each new attempt: the attempt (attempt count) its available
+   * children were drawn for. They are drawn when the previous attempt ends (at the start for the first), so that
+   * flow, choice and the table of contents see the order the attempt will have; states stored before have none.
+   */
+  orderFor?: number;
 }
 
 export interface TrackingState {

@@ -103,7 +103,8 @@ export class SequencingEngine {
   }
 
   /**
-   * A new registration's engine: selection and randomization with timing "once" happen here (SR.1, SR.2), from `seed`;
+   * A new registration's engine: selection and randomization with timing "once", and those of the first attempt with
+   * "onEachNewAttempt", happen here (SR.1, SR.2), from `seed` (the same seed, the same orders);
    * `globalObjectives` seeds the shared objectives (what `globalObjectives()` of another engine returned).
    */
   static create(
@@ -120,6 +121,7 @@ export class SequencingEngine {
       p.selectChildren(id, 'once');
       p.randomizeChildren(id, 'once');
     }
+    p.prepareNextAttempts();
     return engine;
   }
 
@@ -129,11 +131,15 @@ export class SequencingEngine {
     const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
     // Activities the stored state does not know (a changed course) start fresh; ones no longer in the course are dropped.
     // The copy gives every objective the engine's one shape (JSON leaves unknown fields out).
+    for (const id in parsed.state.activities) parsed.state.activities[id].availableChildren ??= [...(def.activities[id]?.children ?? [])];
     const state = cloneTrackingState(parsed.state);
     let fresh: TrackingState | undefined;
     const activities: Record<string, ActivityState> = {};
     for (const id of def.order) activities[id] = state.activities[id] ?? (fresh ??= initialTrackingState(def, 1)).activities[id];
-    return new SequencingEngine(def, { ...state, activities });
+    const engine = new SequencingEngine(def, { ...state, activities });
+    // A state stored before selection and randomization were drawn per attempt gets its clusters' next orders now.
+    new SequencingProcesses(engine.tree).prepareNextAttempts();
+    return engine;
   }
 
   serialize(): SerializedSequencingState {
@@ -174,6 +180,8 @@ export class SequencingEngine {
         const replaced = p.terminationRequest(nav.termination); // TB.2.3
         // A sequencing request from the termination (post condition rules, exit at the root) replaces the pending one.
         if (replaced) seq = replaced;
+        // Clusters whose attempt the termination ended get their children for the next one (SR.1, SR.2).
+        p.prepareNextAttempts();
       }
       if (!seq) return {};
       const outcome = p.sequencingRequest(seq, nav.target); // SB.2.12
@@ -188,6 +196,9 @@ export class SequencingEngine {
     } catch (e) {
       if (e instanceof SequencingException) return { error: { code: e.code, message: e.message } };
       throw e;
+    } finally {
+      // Attempts the delivery (or a choice that could deliver nothing) ended.
+      p.prepareNextAttempts();
     }
   }
 
@@ -330,6 +341,16 @@ export class SequencingEngine {
     }
   }
 
+  /** Some cluster of the course selects or reorders its children (SR.1, SR.2): the order can differ from the manifest's. */
+  get drawsChildren(): boolean {
+    return Object.values(this.definition.activities).some((a) => (a.selectCount !== undefined && a.selectionTiming !== 'never') || (a.reorderChildren && a.randomizationTiming !== 'never'));
+  }
+
+  /** The available activities (selected by their parents) in tree order, with the current orders of children. */
+  activityOrder(): string[] {
+    return this.tree.preorder();
+  }
+
   /** Children of an activity in their current (selected, randomized) order. */
   availableChildren(activityId: string): string[] {
     return [...this.tree.children(activityId)];
@@ -385,6 +406,7 @@ export class SequencingEngine {
     let seq: SequencingRequest = 'choice';
     const terminated = accepted(() => {
       if (cur !== undefined && t.s(cur).isActive) seq = p.terminationRequest('exit') ?? seq;
+      p.prepareNextAttempts();
     });
     if (!terminated) return [];
     // Post condition rules (or an exit at the root) replaced the choice: the answer is the same for every target.
