@@ -87,6 +87,16 @@ export function cloneTrackingState(state: TrackingState): TrackingState {
   };
 }
 
+/**
+ * A tracking state just parsed from its JSON, made the engine's own in place: every objective gets the one shape
+ * (JSON leaves unknown fields out). The rest is already a fresh copy: restoring a stored state copies nothing twice.
+ */
+export function ownTrackingState(state: TrackingState): TrackingState {
+  for (const id in state.activities) state.activities[id].objectives = cloneObjectives(state.activities[id].objectives);
+  state.globalObjectives = cloneObjectives(state.globalObjectives ?? {});
+  return state;
+}
+
 export type Tri = boolean | undefined;
 
 const emptyObjective = (): ObjectiveState => objectiveOf({ progressStatus: false, satisfiedStatus: false, measureStatus: false, normalizedMeasure: 0 });

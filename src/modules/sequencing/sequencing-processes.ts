@@ -292,17 +292,24 @@ export class SequencingProcesses {
    */
   deliverableChoices(targets: string[]): string[] {
     const requests = new SequencingRequests(this.t, this, true);
-    return targets.filter((target) => {
-      try {
-        const outcome = requests.run('choice', target);
-        if (outcome.deliver === undefined) return false;
-        this.deliveryRequest(outcome.deliver);
-        return true;
-      } catch (e) {
-        if (e instanceof SequencingException) return false;
-        throw e;
-      }
-    });
+    return targets.filter((target) => this.deliversBy(requests, 'choice', target));
+  }
+
+  /** The sequencing request would deliver an activity that passes the DB.1.1 checks (a lookahead: the tree may change). */
+  delivers(req: SequencingRequest): boolean {
+    return this.deliversBy(new SequencingRequests(this.t, this), req);
+  }
+
+  private deliversBy(requests: SequencingRequests, req: SequencingRequest, target?: string): boolean {
+    try {
+      const outcome = requests.run(req, target);
+      if (outcome.deliver === undefined) return false;
+      this.deliveryRequest(outcome.deliver);
+      return true;
+    } catch (e) {
+      if (e instanceof SequencingException) return false;
+      throw e;
+    }
   }
 
   /** Activity a retry request began a new attempt on (DB.2 resets its descendants). */
