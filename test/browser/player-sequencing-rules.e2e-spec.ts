@@ -1,6 +1,6 @@
 import { BrowserContext, Frame, Page } from 'playwright-core';
-import { importCourse } from '../support/courses';
-import { activityLines, ActivityNode, deliveredFrame, expectNavUi, openPage, playerTestBed, reportData, waitFor, zipOf } from '../support/player';
+import { activityLines, ActivityNode, expectNavUi, openPage, playerTestBed, waitFor } from '../support/player';
+import { at, click, cluster, done, FLOW, leaf, leave, openCourse, PASSED, report, rule, rules, valid } from '../support/sequencing-player';
 import { TestServer } from '../support/test-server';
 
 /**
@@ -9,31 +9,6 @@ import { TestServer } from '../support/test-server';
  * through the page's API, or presses the player's buttons. The server's engine decides every delivery; the test
  * asserts the path, the navigation UI at each step, and the registration's activityDetails.
  */
-const NS = `xmlns="http://www.imsglobal.org/xsd/imscp_v1p1" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"
-  xmlns:adlseq="http://www.adlnet.org/xsd/adlseq_v1p3" xmlns:adlnav="http://www.adlnet.org/xsd/adlnav_v1p3" xmlns:imsss="http://www.imsglobal.org/xsd/imsss"`;
-const SCO = `<!doctype html><html><head><meta charset="utf-8"><title>SCO</title><script>
-function findAPI(w) { for (var i = 0; w && i < 10; i++) { if (w.API_1484_11) return w.API_1484_11; if (w.parent === w) break; w = w.parent; } return null; }
-var API = findAPI(window);
-window.onload = function () { API.Initialize(''); window.ready = true; document.getElementById('state').textContent = location.search; };
-</script></head><body><p id="state">loading</p></body></html>`;
-
-const leaf = (id: string, seq = ''): string => `<item identifier="${id}" identifierref="R" parameters="?id=${id}"><title>${id}</title>${seq ? `<imsss:sequencing>${seq}</imsss:sequencing>` : ''}</item>`;
-const cluster = (id: string, body: string, seq = ''): string => `<item identifier="${id}"><title>${id}</title>${body}${seq ? `<imsss:sequencing>${seq}</imsss:sequencing>` : ''}</item>`;
-const rule = (kind: 'pre' | 'exit' | 'post', condition: string, action: string, extra = '') =>
-  `<imsss:${kind}ConditionRule><imsss:ruleConditions><imsss:ruleCondition condition="${condition}"${extra}/></imsss:ruleConditions><imsss:ruleAction action="${action}"/></imsss:${kind}ConditionRule>`;
-const rules = (...r: string[]) => `<imsss:sequencingRules>${r.join('')}</imsss:sequencingRules>`;
-const FLOW = '<imsss:controlMode choice="true" flow="true"/>';
-
-async function coursePackage(orgBody: string, orgSeq = FLOW): Promise<Buffer> {
-  const manifest = `<?xml version="1.0"?>
-<manifest identifier="M" ${NS}>
-  <metadata><schema>ADL SCORM</schema><schemaversion>2004 4th Edition</schemaversion></metadata>
-  <organizations default="ORG"><organization identifier="ORG"><title>Course</title>${orgBody}<imsss:sequencing>${orgSeq}</imsss:sequencing></organization></organizations>
-  <resources><resource identifier="R" type="webcontent" adlcp:scormType="sco" href="sco.html"><file href="sco.html"/></resource></resources>
-</manifest>`;
-  return zipOf({ 'imsmanifest.xml': manifest, 'sco.html': SCO });
-}
-
 /** id → "attempts completion success [score]" of every activity, the root (ORG) included. */
 const details = (p: { activityDetails: ActivityNode }) => activityLines(p);
 
@@ -42,28 +17,15 @@ describe('player: SCORM 2004 sequencing rules in generated packages (server-side
   let app: string;
   let context: BrowserContext;
   let n = 0;
-  const { createReg, link, progress } = playerTestBed({ id: 'seq-rules', firstName: 'Ada', lastName: 'Lovelace' }, (bed) => ({ s, app, context } = bed));
 
+  /** Imports a package, registers the learner and opens the player; returns the page and the registration id. */
+  const regs = playerTestBed({ id: 'seq-rules', firstName: 'Ada', lastName: 'Lovelace' }, (bed) => ({ s, app, context } = bed));
+  const { link, progress } = regs;
   /** Imports a package, registers the learner and opens the player; returns the page and the registration id. */
   const start = async (orgBody: string, orgSeq?: string): Promise<{ page: Page; reg: string }> => {
     const id = `rules-${++n}`;
-    await importCourse(s.api, app, id, { name: `${id}.zip`, data: await coursePackage(orgBody, orgSeq), type: 'application/zip' });
-    await createReg(id, id);
-    return { page: await openPage(context, await link(id)), reg: id };
+    return { page: await openCourse({ s, app, context }, regs, id, orgBody, orgSeq), reg: id };
   };
-  const at = deliveredFrame;
-  const report = reportData;
-  /** The SCO asks for a navigation request and terminates. */
-  const leave = async (frame: Frame, request: string) =>
-    frame.evaluate((r) => {
-      const api = (window as unknown as { API: { SetValue(k: string, x: string): string; Terminate(x: string): string } }).API;
-      api.SetValue('adl.nav.request', r);
-      api.Terminate('');
-    }, request);
-  const click = (page: Page, name: string) => page.getByRole('button', { name, exact: true }).click();
-  const done = (page: Page) => page.locator('#lcds-done').waitFor({ state: 'visible' });
-  const valid = (page: Page, element: string) => page.evaluate((e) => (window as unknown as { API_1484_11: { GetValue(k: string): string } }).API_1484_11.GetValue(e), `adl.nav.request_valid.${element}`);
-  const PASSED = { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed' };
 
   it('control modes: choice off at the root, flow, forwardOnly and choiceExit="false" in a cluster', async () => {
     const inner = '<imsss:controlMode choice="true" flow="true" forwardOnly="true" choiceExit="false"/>';

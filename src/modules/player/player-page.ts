@@ -524,7 +524,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function renderToc(selectable, pick) {
     var list = $('lcds-toc-list'); list.textContent = '';
     nav.toc.forEach(function (e) {
-      if (sq && sq.hidden.indexOf(e.id) >= 0) return;
+      if (sq && (sq.hidden.indexOf(e.id) >= 0 || (sq.nav.order && sq.nav.order.indexOf(e.id) < 0))) return;
       // PlayerInvalidMenuItemAction: an item that cannot be launched now is hidden, greyed out, or shown as any other.
       var invalid = e.kind === 'item' && !selectable(e), isCurrent = e.id === current.activityId;
       if (invalid && UI.invalidMenuItem === 'HIDE' && !isCurrent) return;
@@ -565,6 +565,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (now.completion && now.completion[e.id]) e.completion = now.completion[e.id];
       if (now.success && now.success[e.id]) e.success = now.success[e.id];
     });
+    // Selection and randomization of children: the entries follow the order of the attempts (children not selected are left out).
+    if (now.order) { var pos = {}; now.order.forEach(function (id, i) { pos[id] = i; }); nav.toc.sort(function (a, b) { return (a.id in pos ? pos[a.id] : 1e9) - (b.id in pos ? pos[b.id] : 1e9); }); }
     renderProgress();
     renderToc(function (e) { return o.choice.indexOf(e.id) >= 0; }, function (e) { navigate('{target=' + e.id + '}choice'); });
     // PlayerReturnToLmsAction SuspendAll / ExitAll: the Exit button does that alone (no Suspend button beside it).

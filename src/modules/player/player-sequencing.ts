@@ -4,6 +4,7 @@
  * registration's activity tree, and the valid navigation requests the page shows and answers
  * `adl.nav.request_valid` from.
  */
+import { randomInt } from 'node:crypto';
 import type { CourseVersionEntity } from '../courses/entities/course-version.entity';
 import type { ActivityResult, Completion, Objective, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
@@ -32,6 +33,11 @@ export interface SequencingNav {
    * (no rule is evaluated; a request the rules refuse gets a message). Absent: they offer the valid requests.
    */
   offer?: { continue: boolean; previous: boolean; choice: string[] };
+  /**
+   * Courses with selection or randomization of children: the activities of the current (or next) attempts in their
+   * order (the table of contents follows it and leaves out the children not selected); absent otherwise (manifest order).
+   */
+  order?: string[];
 }
 
 /** A SCORM 2004 course version runs through the sequencing engine (media, xAPI, AICC and SCORM 1.2 do not). */
@@ -58,11 +64,15 @@ export function definitionOf(version: CourseVersionEntity): SequencingDefinition
   return def;
 }
 
-/** The engine of a stored state, or a new one (the registration's global objectives seeded from `globals`). */
+/**
+ * The engine of a stored state, or a new one (the registration's global objectives seeded from `globals`). A new
+ * state's random generator (selection and randomization of children) starts from a random seed, so that learners get
+ * different orders; the generator's state is stored with it, so one registration's draws are reproducible.
+ */
 export function engineOf(def: SequencingDefinition, state: string | null | undefined, globals?: string | null): SequencingEngine {
   if (state) return SequencingEngine.restore(def, state);
   const prior = globals ? (JSON.parse(globals) as SerializedSequencingState).state.globalObjectives : undefined;
-  return SequencingEngine.create(def, prior ? { globalObjectives: prior } : {});
+  return SequencingEngine.create(def, { seed: randomInt(1, 0xffffffff), ...(prior ? { globalObjectives: prior } : {}) });
 }
 
 export const serializeEngine = (engine: SequencingEngine): string => engine.serializedText();
@@ -222,6 +232,7 @@ export function navOf(engine: SequencingEngine, lookahead: LookaheadMode = 'REAL
   const statuses = leaves.map((id) => engine.status(id));
   const completion = Object.fromEntries(statuses.map((st) => [st.id, COMPLETION_OF[st.completion]]));
   const success = Object.fromEntries(statuses.map((st) => [st.id, SUCCESS_OF[st.success]]));
+  const order = engine.drawsChildren ? engine.activityOrder() : undefined;
   return {
     continue: v.continue && continueLeadsSomewhere(engine),
     previous: v.previous,
@@ -232,6 +243,7 @@ export function navOf(engine: SequencingEngine, lookahead: LookaheadMode = 'REAL
     completion,
     success,
     exit: v.exit,
+    ...(order ? { order } : {}),
     ...(lookahead === 'DISABLED' ? { offer: controlModeOffer(engine, v, leaves) } : {}),
   };
 }

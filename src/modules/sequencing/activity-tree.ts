@@ -42,6 +42,12 @@ export interface ActivityState {
   objectives: Record<string, ObjectiveState>;
   /** The activity's available children after selection and randomization (SR.1, SR.2). */
   availableChildren: string[];
+  /**
+   * A cluster with selection or randomization on each new attempt: the attempt (attempt count) its available
+   * children were drawn for. They are drawn when the previous attempt ends (at the start for the first), so that
+   * flow, choice and the table of contents see the order the attempt will have; states stored before have none.
+   */
+  orderFor?: number;
 }
 
 export interface TrackingState {
@@ -79,6 +85,16 @@ export function cloneTrackingState(state: TrackingState): TrackingState {
     globalObjectives: cloneObjectives(state.globalObjectives),
     ...(state.sharedData !== undefined ? { sharedData: { ...state.sharedData } } : {}),
   };
+}
+
+/**
+ * A tracking state just parsed from its JSON, made the engine's own in place: every objective gets the one shape
+ * (JSON leaves unknown fields out). The rest is already a fresh copy: restoring a stored state copies nothing twice.
+ */
+export function ownTrackingState(state: TrackingState): TrackingState {
+  for (const id in state.activities) state.activities[id].objectives = cloneObjectives(state.activities[id].objectives);
+  state.globalObjectives = cloneObjectives(state.globalObjectives ?? {});
+  return state;
 }
 
 export type Tri = boolean | undefined;

@@ -5,9 +5,9 @@
  * set before it terminates, `validRequests()` for the navigation UI and `adl.nav.request_valid`, and stores
  * `serialize()` with the registration. OP.1 (Overall Sequencing Process) is `navigate()`.
  */
-import { ActivityTree, cloneObjectives, cloneTrackingState, initialTrackingState, type ActivityState, type ObjectiveState, type TrackingState } from './activity-tree';
+import { ActivityTree, cloneObjectives, cloneTrackingState, initialTrackingState, ownTrackingState, type ActivityState, type ObjectiveState, type TrackingState } from './activity-tree';
 import { buildSequencingDefinition, type ManifestSequencingData, type SequencingDefinition, type SharedDataMap } from './sequencing-definition';
-import { fail, SequencingException } from './sequencing-exception';
+import { SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
 import type { SequencingRequest } from './sequencing-requests';
 
@@ -103,7 +103,8 @@ export class SequencingEngine {
   }
 
   /**
-   * A new registration's engine: selection and randomization with timing "once" happen here (SR.1, SR.2), from `seed`;
+   * A new registration's engine: selection and randomization with timing "once", and those of the first attempt with
+   * "onEachNewAttempt", happen here (SR.1, SR.2), from `seed` (the same seed, the same orders);
    * `globalObjectives` seeds the shared objectives (what `globalObjectives()` of another engine returned).
    */
   static create(
@@ -120,6 +121,7 @@ export class SequencingEngine {
       p.selectChildren(id, 'once');
       p.randomizeChildren(id, 'once');
     }
+    p.prepareNextAttempts();
     return engine;
   }
 
@@ -128,12 +130,16 @@ export class SequencingEngine {
     const def = 'activities' in data && 'order' in data ? data : buildSequencingDefinition(data);
     const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
     // Activities the stored state does not know (a changed course) start fresh; ones no longer in the course are dropped.
-    // The copy gives every objective the engine's one shape (JSON leaves unknown fields out).
-    const state = cloneTrackingState(parsed.state);
+    // Every objective gets the engine's one shape (JSON leaves unknown fields out); a state given as an object is copied.
+    for (const id in parsed.state.activities) parsed.state.activities[id].availableChildren ??= [...(def.activities[id]?.children ?? [])];
+    const state = typeof saved === 'string' ? ownTrackingState(parsed.state) : cloneTrackingState(parsed.state);
     let fresh: TrackingState | undefined;
     const activities: Record<string, ActivityState> = {};
     for (const id of def.order) activities[id] = state.activities[id] ?? (fresh ??= initialTrackingState(def, 1)).activities[id];
-    return new SequencingEngine(def, { ...state, activities });
+    const engine = new SequencingEngine(def, { ...state, activities });
+    // A state stored before selection and randomization were drawn per attempt gets its clusters' next orders now.
+    new SequencingProcesses(engine.tree).prepareNextAttempts();
+    return engine;
   }
 
   serialize(): SerializedSequencingState {
@@ -174,6 +180,8 @@ export class SequencingEngine {
         const replaced = p.terminationRequest(nav.termination); // TB.2.3
         // A sequencing request from the termination (post condition rules, exit at the root) replaces the pending one.
         if (replaced) seq = replaced;
+        // Clusters whose attempt the termination ended get their children for the next one (SR.1, SR.2).
+        p.prepareNextAttempts();
       }
       if (!seq) return {};
       const outcome = p.sequencingRequest(seq, nav.target); // SB.2.12
@@ -188,6 +196,9 @@ export class SequencingEngine {
     } catch (e) {
       if (e instanceof SequencingException) return { error: { code: e.code, message: e.message } };
       throw e;
+    } finally {
+      // Attempts the delivery (or a choice that could deliver nothing) ended.
+      p.prepareNextAttempts();
     }
   }
 
@@ -330,6 +341,16 @@ export class SequencingEngine {
     }
   }
 
+  /** Some cluster of the course selects or reorders its children (SR.1, SR.2): the order can differ from the manifest's. */
+  get drawsChildren(): boolean {
+    return Object.values(this.definition.activities).some((a) => (a.selectCount !== undefined && a.selectionTiming !== 'never') || (a.reorderChildren && a.randomizationTiming !== 'never'));
+  }
+
+  /** The available activities (selected by their parents) in tree order, with the current orders of children. */
+  activityOrder(): string[] {
+    return this.tree.preorder();
+  }
+
   /** Children of an activity in their current (selected, randomized) order. */
   availableChildren(activityId: string): string[] {
     return [...this.tree.children(activityId)];
@@ -347,18 +368,14 @@ export class SequencingEngine {
     // The Navigation Request Process only reads the state: it runs on the engine's own tree.
     const processes = new SequencingProcesses(t);
     const navOk = (req: NavigationRequest): boolean => accepted(() => processes.navigationRequest(req));
-    // What would happen, on a copy of the state (termination included, as navigate() would do it), taken now (the
-    // booleans below are read later, after nothing has changed the state).
-    const snapshot = cloneTrackingState(t.state);
-    const previous = (): boolean => new SequencingEngine(this.definition, snapshot).run({ type: 'previous' }, true).deliver !== undefined;
     const cur = t.state.currentActivity;
-    const choice = this.deliverableChoices(processes);
+    const { choice, previous } = this.lookahead(processes);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
     return new LazyValidRequests(choice, jump, {
       start: () => navOk({ type: 'start' }),
       resumeAll: () => navOk({ type: 'resumeAll' }),
       continue: () => navOk({ type: 'continue' }),
-      previous: () => navOk({ type: 'previous' }) && previous(),
+      previous: () => previous,
       exit: () => navOk({ type: 'exit' }),
       exitAll: () => navOk({ type: 'exitAll' }),
       suspendAll: () => navOk({ type: 'suspendAll' }) && cur !== undefined && t.s(cur).isActive,
@@ -368,37 +385,34 @@ export class SequencingEngine {
   }
 
   /**
-   * The activities a choice request would deliver now, as navigate() would run it (OP.1: NB.2.1, the termination of
-   * the current attempt, SB.2.9, the DB.1.1 checks). The termination is the same whatever the target: it runs once, on
-   * one copy of the state, and every target is tried from there without changing it (trying each target on its own
-   * copy cost the square of the activity count).
+   * The activities a choice request would deliver now, and whether previous would deliver one, as navigate() would
+   * run them (OP.1: NB.2.1, the termination of the current attempt, SB.2.9 or SB.2.8, the DB.1.1 checks). The
+   * termination is the same whatever the request: it runs once, on one copy of the state, and every request is tried
+   * from there without changing it (trying each target on its own copy cost the square of the activity count).
    */
-  private deliverableChoices(processes: SequencingProcesses): string[] {
+  private lookahead(processes: SequencingProcesses): { choice: string[]; previous: boolean } {
     const t = this.tree;
     const cur = t.state.currentActivity;
     const targets = this.definition.order.filter((id) => id !== t.root && t.isAvailable(id));
     if (cur === undefined) targets.unshift(t.root);
     const allowed = targets.filter((id) => !processes.choiceRefusal(id));
-    if (!allowed.length) return [];
-    const trial = new SequencingEngine(this.definition, cloneTrackingState(t.state));
-    const p = new SequencingProcesses(trial.tree);
-    let seq: SequencingRequest = 'choice';
+    const previous = accepted(() => processes.navigationRequest({ type: 'previous' }));
+    if (!allowed.length && !previous) return { choice: [], previous: false };
+    const p = new SequencingProcesses(new ActivityTree(this.definition, cloneTrackingState(t.state)));
+    let replaced: SequencingRequest | undefined;
     const terminated = accepted(() => {
-      if (cur !== undefined && t.s(cur).isActive) seq = p.terminationRequest('exit') ?? seq;
+      if (cur !== undefined && t.s(cur).isActive) replaced = p.terminationRequest('exit');
+      p.prepareNextAttempts();
     });
-    if (!terminated) return [];
-    // Post condition rules (or an exit at the root) replaced the choice: the answer is the same for every target.
-    if (seq !== 'choice') {
-      const request = seq;
-      return accepted(() => {
-        const outcome = p.sequencingRequest(request);
-        if (outcome.deliver === undefined) fail('OP.1', 'nothing to deliver');
-        else p.deliveryRequest(outcome.deliver);
-      })
-        ? allowed
-        : [];
+    if (!terminated) return { choice: [], previous: false };
+    if (replaced) {
+      // Post condition rules (or an exit at the root) replaced the request: the same answer for every one.
+      const delivers = p.delivers(replaced);
+      return { choice: delivers ? allowed : [], previous: previous && delivers };
     }
-    return p.deliverableChoices(allowed);
+    // The choices first: they leave the copy as it is.
+    const choice = p.deliverableChoices(allowed);
+    return { choice, previous: previous && p.delivers('previous') };
   }
 
   /**

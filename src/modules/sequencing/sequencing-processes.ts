@@ -5,6 +5,7 @@
  * Pure functions of an ActivityTree; errors carry the book's exception codes.
  */
 import { objectiveKey, type ActivityTree } from './activity-tree';
+import type { SequencingDefinition } from './sequencing-definition';
 import { fail, SequencingException } from './sequencing-exception';
 import { SequencingRequests, type SequencingOutcome, type SequencingRequest } from './sequencing-requests';
 
@@ -29,6 +30,20 @@ export interface NavigationRequest {
 }
 
 type TerminationRequest = 'exit' | 'exitAll' | 'suspendAll' | 'abandon' | 'abandonAll' | 'exitParent';
+
+/** Clusters with selection or randomization on each new attempt, by definition (computed once). */
+const eachAttempt = new WeakMap<SequencingDefinition, string[]>();
+function drawnEachAttempt(def: SequencingDefinition): string[] {
+  let ids = eachAttempt.get(def);
+  if (!ids) {
+    ids = def.order.filter((id) => {
+      const a = def.activities[id];
+      return a.children.length > 0 && ((a.selectionTiming === 'onEachNewAttempt' && a.selectCount !== undefined) || (a.randomizationTiming === 'onEachNewAttempt' && a.reorderChildren));
+    });
+    eachAttempt.set(def, ids);
+  }
+  return ids;
+}
 
 export class SequencingProcesses {
   constructor(private readonly t: ActivityTree) {}
@@ -277,17 +292,24 @@ export class SequencingProcesses {
    */
   deliverableChoices(targets: string[]): string[] {
     const requests = new SequencingRequests(this.t, this, true);
-    return targets.filter((target) => {
-      try {
-        const outcome = requests.run('choice', target);
-        if (outcome.deliver === undefined) return false;
-        this.deliveryRequest(outcome.deliver);
-        return true;
-      } catch (e) {
-        if (e instanceof SequencingException) return false;
-        throw e;
-      }
-    });
+    return targets.filter((target) => this.deliversBy(requests, 'choice', target));
+  }
+
+  /** The sequencing request would deliver an activity that passes the DB.1.1 checks (a lookahead: the tree may change). */
+  delivers(req: SequencingRequest): boolean {
+    return this.deliversBy(new SequencingRequests(this.t, this), req);
+  }
+
+  private deliversBy(requests: SequencingRequests, req: SequencingRequest, target?: string): boolean {
+    try {
+      const outcome = requests.run(req, target);
+      if (outcome.deliver === undefined) return false;
+      this.deliveryRequest(outcome.deliver);
+      return true;
+    } catch (e) {
+      if (e instanceof SequencingException) return false;
+      throw e;
+    }
   }
 
   /** Activity a retry request began a new attempt on (DB.2 resets its descendants). */
@@ -332,14 +354,12 @@ export class SequencingProcesses {
   }
 
   /**
-   * A cluster begins a new attempt: its children are selected/reordered again (onEachNewAttempt), and on a retry the
-   * descendants' objective and attempt progress information of the earlier attempt is dropped, so that the new
+   * A cluster begins a new attempt (its children for it were drawn when the previous one ended: prepareNextAttempts);
+   * on a retry the descendants' objective and attempt progress information of the earlier attempt is dropped, so that the new
    * attempt rolls up only what is learned in it.
    */
   private newClusterAttempt(id: string, retried: boolean): void {
     const t = this.t;
-    this.selectChildren(id, 'onEachNewAttempt');
-    this.randomizeChildren(id, 'onEachNewAttempt');
     if (!retried) return;
     const walk = (x: string): void => {
       for (const c of t.a(x).children) {
@@ -365,6 +385,25 @@ export class SequencingProcesses {
   }
 
   // ================= SR.1 / SR.2 =================
+  /**
+   * Selection and randomization "onEachNewAttempt" (SR.1, SR.2): every cluster that has no attempt in progress (not
+   * active, not suspended) gets its children for its next attempt, once per attempt. They are drawn here, as soon as an
+   * attempt has ended (and at the start for the first), not when the next attempt begins: flow, choice, their
+   * lookahead and the table of contents must see the order the attempt will have before it begins (SN book 4.7 leaves
+   * the moment open, as long as it is consistent). The player runs this after the termination of each request and
+   * at its end. A state stored before this existed has no `orderFor`: its clusters are drawn now.
+   */
+  prepareNextAttempts(): void {
+    const t = this.t;
+    for (const id of drawnEachAttempt(t.def)) {
+      const s = t.s(id);
+      if (s.isActive || s.isSuspended || s.orderFor === s.attemptCount + 1) continue;
+      this.selectChildren(id, 'onEachNewAttempt');
+      this.randomizeChildren(id, 'onEachNewAttempt');
+      s.orderFor = s.attemptCount + 1;
+    }
+  }
+
   /** SR.1 Select Children Process. */
   selectChildren(id: string, when: 'once' | 'onEachNewAttempt'): void {
     const t = this.t;

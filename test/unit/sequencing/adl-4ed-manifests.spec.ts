@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ObjectiveState } from '../../../src/modules/sequencing/activity-tree';
 import { SequencingEngine, type RuntimeResults } from '../../../src/modules/sequencing/sequencing-engine';
-import { ADL_MANIFEST_DIRS, adlEngine, choicesOneByOne } from './sequencing-fixtures';
+import { ADL_MANIFEST_DIRS, adlEngine, lookaheadOneByOne } from './sequencing-fixtures';
 
 interface Step {
   deliver: string;
@@ -98,10 +98,11 @@ async function replay(tc: string, sc: Scenario, out: { globals?: Record<string, 
       console.log(`visit ${i + 1} ${JSON.stringify(r)}\n` + data.order.map((id) => JSON.stringify(engine.status(id))).join('\n') + `\nglobals ${JSON.stringify(engine.globalObjectives())}`);
     }
     if (r.deliver !== step.deliver) return `visit ${i + 1}: expected ${step.deliver}, got ${JSON.stringify(r)}`;
-    // The valid choices (worked out from one copy of the state) are what trying each target on its own copy finds.
-    const choices = engine.validRequests().choice;
-    const oneByOne = choicesOneByOne(engine);
-    if (JSON.stringify(choices) !== JSON.stringify(oneByOne)) return `visit ${i + 1}: valid choices ${JSON.stringify(choices)}, one by one ${JSON.stringify(oneByOne)}`;
+    // The valid choices and previous (worked out from one copy of the state) are what trying each on its own copy finds.
+    const valid = engine.validRequests();
+    const lookahead = { choice: valid.choice, previous: valid.previous };
+    const oneByOne = lookaheadOneByOne(engine);
+    if (JSON.stringify(lookahead) !== JSON.stringify(oneByOne)) return `visit ${i + 1}: valid requests ${JSON.stringify(lookahead)}, one by one ${JSON.stringify(oneByOne)}`;
     for (const [id, want] of Object.entries(step.expect?.objectives ?? {})) {
       const objId = id === 'PRIMARYOBJ' ? data.activities[step.deliver].objectives.find((o) => o.primary)?.id ?? '' : id;
       const got = engine.objectiveData(step.deliver)[objId];

@@ -359,6 +359,135 @@ describe('randomization and selection', () => {
   });
 });
 
+describe('randomization on each new attempt (a post-test retried until passed)', () => {
+  const questions = ['q1', 'q2', 'q3', 'q4'];
+  /** A post-test of four questions in random order: once all are completed it exits, and it is retried until satisfied. */
+  const postTest = (controls: string): string =>
+    cluster(
+      'post',
+      questions.map((q) => leaf(q)).join(''),
+      sequencing(
+        `<imsss:controlMode choice="true" flow="true"/>${rules(exitRule(cond('completed')) + postRule(cond('satisfied', 'operator="not"'), 'retry'))}${controls}`,
+      ),
+    ) + flow;
+  const reorder = '<imsss:randomizationControls reorderChildren="true" randomizationTiming="onEachNewAttempt"/>';
+
+  /** One attempt on the post-test: the questions delivered (each failed, so that the post-test is retried). */
+  const attempt = (e: SequencingEngine, first: string): string[] => {
+    const path = [first];
+    const attempts = e.status('post').attempts;
+    for (let i = 0; i < 10; i++) {
+      const next = step(e, 'continue', failed);
+      if (!questions.includes(next)) throw new Error(`unexpected ${next} after ${path.join()}`);
+      if (e.status('post').attempts > attempts) return path; // retried: the next attempt began
+      path.push(next);
+    }
+    throw new Error(`no retry after ${path.join()}`);
+  };
+
+  it('every attempt (the first one too) delivers the questions in the order drawn for it, and the orders differ', async () => {
+    const e = await engineFromOrg(postTest(reorder), 5);
+    let first = step(e, 'start');
+    const orders = new Map<string, number>();
+    for (let i = 0; i < 200; i++) {
+      const order = e.availableChildren('post');
+      expect([...order].sort()).toEqual(questions);
+      expect(first).toBe(order[0]);
+      // The order belongs to the attempt: commits and restores of the state keep it.
+      e.reportRuntime(first, { completionStatus: 'incomplete' });
+      expect(SequencingEngine.restore(e.definition, e.serializedText()).availableChildren('post')).toEqual(order);
+      const before = e.status('post').attempts;
+      const path = attempt(e, first);
+      // Continue followed the attempt's order; the retry began the next attempt with a new draw.
+      expect(path).toEqual(order);
+      expect(e.status('post').attempts).toBe(before + 1);
+      orders.set(order.join(), (orders.get(order.join()) ?? 0) + 1);
+      first = e.currentActivity as string;
+    }
+    // 24 orders are possible: 200 draws see most of them, none more than about twice as often as the average (8.3).
+    expect(orders.size).toBeGreaterThanOrEqual(20);
+    expect(Math.max(...orders.values())).toBeLessThan(25);
+  });
+
+  it('a fixed seed gives a known order (the first attempt is drawn from the seed too); other seeds give others', async () => {
+    const firstOrder = async (seed: number) => (await engineFromOrg(postTest(reorder), seed)).availableChildren('post').join();
+    expect(await firstOrder(42)).toBe(await firstOrder(42));
+    expect(await firstOrder(42)).toBe('q1,q4,q2,q3');
+    const seen = new Set<string>();
+    for (let seed = 1; seed <= 30; seed++) seen.add(await firstOrder(seed));
+    expect(seen.size).toBeGreaterThan(5);
+  });
+
+  it('selectCount with selectionTiming="onEachNewAttempt": exactly that many questions per attempt, rolled up alone', async () => {
+    const e = await engineFromOrg(postTest('<imsss:randomizationControls selectCount="2" selectionTiming="onEachNewAttempt"/>'), 9);
+    let first = step(e, 'start');
+    const selections = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const chosen = e.availableChildren('post');
+      expect(chosen).toHaveLength(2);
+      selections.add(chosen.join());
+      // The questions left out may not be chosen, and the table of contents' order leaves them out.
+      const left = questions.filter((q) => !chosen.includes(q));
+      for (const q of left) expect(e.validRequests().choice).not.toContain(q);
+      expect(attempt(e, first)).toEqual(chosen);
+      first = e.currentActivity as string;
+    }
+    expect(selections.size).toBeGreaterThan(3);
+    // Passing the two selected questions satisfies the post-test: the others (never delivered in this attempt) do not count.
+    const chosen = e.availableChildren('post');
+    expect(step(e, 'continue', passed)).toBe(chosen[1]);
+    expect(step(e, 'continue', passed)).toBe('END');
+    expect(e.status('post')).toMatchObject({ success: 'passed', completion: 'completed' });
+  });
+
+  it('a state stored before the orders were drawn per attempt loads: the post-test gets a drawn order for its next attempt', async () => {
+    const e = await engineFromOrg(postTest(reorder), 3);
+    const first = step(e, 'start');
+    const legacy = e.serialize();
+    // As stored before: no orderFor, the children in an order of the old engine.
+    const stored = [first, ...questions.filter((q) => q !== first)];
+    for (const a of Object.values(legacy.state.activities)) delete (a as { orderFor?: number }).orderFor;
+    legacy.state.activities.post.availableChildren = stored;
+    // The attempt in progress keeps its order; the next one is drawn when it ends.
+    const active = SequencingEngine.restore(e.definition, JSON.stringify(legacy));
+    expect(active.availableChildren('post')).toEqual(stored);
+    expect(attempt(active, first)).toEqual(stored);
+    expect(active.status('post').attempts).toBe(2);
+    // Not yet begun (no attempt in progress): drawn at once, the same way at every restore of the same state.
+    const fresh = (await engineFromOrg(postTest(reorder), 3)).serialize();
+    for (const a of Object.values(fresh.state.activities)) delete (a as { orderFor?: number }).orderFor;
+    fresh.state.activities.post.availableChildren = [...questions];
+    const one = SequencingEngine.restore(e.definition, JSON.stringify(fresh));
+    expect(SequencingEngine.restore(e.definition, JSON.stringify(fresh)).availableChildren('post')).toEqual(one.availableChildren('post'));
+    expect(step(one, 'start')).toBe(one.availableChildren('post')[0]);
+    // Without availableChildren at all, the manifest's children are taken.
+    for (const a of Object.values(fresh.state.activities)) delete (a as { availableChildren?: string[] }).availableChildren;
+    expect([...SequencingEngine.restore(e.definition, JSON.stringify(fresh)).availableChildren('post')].sort()).toEqual(questions);
+  });
+});
+
+describe('skip on the last activity', () => {
+  const writes = (target: string): string =>
+    sequencing(`<imsss:objectives><imsss:primaryObjective objectiveID="p"><imsss:mapInfo targetObjectiveID="${target}" writeSatisfiedStatus="true"/></imsss:primaryObjective></imsss:objectives>`);
+  const skippedBy = (target: string): string =>
+    sequencing(
+      rules(preRule(cond('satisfied'), 'skip')) +
+        `<imsss:objectives><imsss:primaryObjective objectiveID="p"><imsss:mapInfo targetObjectiveID="${target}" readSatisfiedStatus="true"/></imsss:primaryObjective></imsss:objectives>`,
+    );
+
+  it.each([
+    ['the last of the course', leaf('a', writes('g')) + leaf('b') + leaf('c', skippedBy('g')) + flow, 'END'],
+    ['the last of a cluster, the last of the course', cluster('m', leaf('a', writes('g')) + leaf('b') + leaf('c', skippedBy('g')), flow) + flow, 'END'],
+    ['the last of a cluster followed by more', cluster('m', leaf('a', writes('g')) + leaf('b') + leaf('c', skippedBy('g')), flow) + leaf('z') + flow, 'z'],
+  ])('%s: continue does not deliver it', async (_name, org, after) => {
+    const e = await engineFromOrg(org);
+    expect(step(e, 'start')).toBe('a');
+    expect(step(e, 'continue', passed)).toBe('b');
+    expect(step(e, 'continue', passed)).toBe(after);
+    expect(e.status('c').attempts).toBe(0);
+  });
+});
+
 describe('suspend all, resume all, jump, exit and abandon', () => {
   it('suspend all keeps the place; a restored engine resumes there', async () => {
     const e = await engineFromOrg(leaf('a') + leaf('b') + leaf('c') + flow);

@@ -56,12 +56,13 @@ export function step(engine: SequencingEngine, req: NavigationRequest | string, 
 }
 
 /**
- * The choice targets as the engine once found them: each target tried on its own copy of the whole engine, with the
- * full navigation request (what `validRequests().choice` must still answer).
+ * The choice targets and previous as the engine once found them: each request tried on its own copy of the whole
+ * engine (what `validRequests()` must still answer, from one copy for all of them).
  */
-export function choicesOneByOne(engine: SequencingEngine): string[] {
+export function lookaheadOneByOne(engine: SequencingEngine): { choice: string[]; previous: boolean } {
   const def = engine.definition;
   const saved = JSON.stringify(engine.serialize());
+  const delivers = (req: NavigationRequest): boolean => SequencingEngine.restore(def, saved).navigate(req).deliver !== undefined;
   const targets = engine.currentActivity === undefined ? def.order : def.order.filter((id) => id !== def.root);
-  return targets.filter((id) => SequencingEngine.restore(def, saved).navigate({ type: 'choice', target: id }).deliver !== undefined);
+  return { choice: targets.filter((id) => delivers({ type: 'choice', target: id })), previous: delivers({ type: 'previous' }) };
 }
