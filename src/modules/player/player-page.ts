@@ -401,7 +401,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if ($('lcds-exit')) $('lcds-exit').disabled = busy || finished;
     if (!nav) return;
     if (sq) { renderSeqNav(); return; }
-    renderToc(function (e) { return e.choice !== false && UI.choiceNav !== false; }, function (e) { go(indexOf(e.id), true); });
+    renderToc(function (e) { return e.choice !== false && UI.choiceNav !== false; }, function (e) {
+      // PlayerInvalidMenuItemAction SHOW: an item that may not be chosen is pressable, and says so.
+      if (e.choice === false || UI.choiceNav === false) { show(T.notAllowed.replace('{reason}', e.title)); return; }
+      go(indexOf(e.id), true);
+    });
     var i = indexOf(current.activityId);
     if (!$('lcds-prev')) return;
     $('lcds-prev').disabled = busy || finished || i <= 0 || !flowOk(i, i - 1);
