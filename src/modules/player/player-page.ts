@@ -79,6 +79,7 @@ body.lcds-multi{display:flex;flex-direction:column}
 #lcds-help{padding:.4em .8em;border-bottom:1px solid #ccc;background:#fffbe6}#lcds-help p{margin:0;max-width:60em}
 #lcds-progress-wrap{display:flex;align-items:center;gap:.4em;white-space:nowrap}#lcds-progress{width:10em}
 #lcds-size,#lcds-closed{padding:.6em 1em;background:#fff3cd;border-bottom:1px solid #e0c060}#lcds-size[hidden],#lcds-closed[hidden]{display:none}
+body.lcds-multi #lcds-closed{flex:1;border:0}#lcds-closed:not([hidden])+#lcds-sco{display:none}
 #lcds-toc .lcds-item.lcds-invalid{color:#777}#lcds-course{margin-right:auto}#lcds-toc .lcds-status.lcds-failed{color:#a40000}
 #lcds-toc ul{list-style:none;margin:0;padding:0}
 #lcds-toc .lcds-heading{font-weight:600;padding:.4em .8em .2em}
