@@ -162,6 +162,15 @@ describe('player: UI settings in a real browser', () => {
     expect(await page.getByRole('button', { name: 'Continue' }).count()).toBe(0);
     expect(await toc(page)).toEqual(['Lesson one||disabled', 'Lesson two||disabled', 'Lesson three||disabled']);
     await page.close();
+
+    // With PlayerInvalidMenuItemAction SHOW the items can be pressed, and say they are not available; the lesson stays.
+    const shown = await open('three', { PlayerEnableChoiceNav: 'NO', PlayerInvalidMenuItemAction: 'SHOW' });
+    const f = await frame(shown);
+    expect(await toc(shown)).toEqual(['Lesson one|', 'Lesson two|', 'Lesson three|']);
+    await shown.locator('#lcds-toc .lcds-item[data-id="two"]').click();
+    await shown.locator('#lcds-message').filter({ hasText: 'not available now: Lesson two' }).waitFor();
+    expect(await f.locator('#state').textContent()).toBe('Lesson one');
+    await shown.close();
   });
 
   it('PlayerStatusDisplayPreference: the marks of the table of contents (success only, separate, none)', async () => {

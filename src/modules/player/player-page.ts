@@ -92,6 +92,7 @@ body.lcds-multi{display:flex;flex-direction:column}
 #lcds-help{padding:.4em .8em;border-bottom:1px solid #ccc;background:#fffbe6}#lcds-help p{margin:0;max-width:60em}
 #lcds-progress-wrap{display:flex;align-items:center;gap:.4em;white-space:nowrap}#lcds-progress{width:10em}
 #lcds-size,#lcds-closed{padding:.6em 1em;background:#fff3cd;border-bottom:1px solid #e0c060}#lcds-size[hidden],#lcds-closed[hidden]{display:none}
+body.lcds-multi #lcds-closed{flex:1;border:0}#lcds-closed:not([hidden])+#lcds-sco{display:none}
 #lcds-toc .lcds-item.lcds-invalid{color:#777}#lcds-course{margin-right:auto}#lcds-toc .lcds-status.lcds-failed{color:#a40000}
 #lcds-toc ul{list-style:none;margin:0;padding:0}
 #lcds-toc .lcds-heading{font-weight:600;padding:.4em .8em .2em}
@@ -551,7 +552,11 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if ($('lcds-exit')) $('lcds-exit').disabled = busy || finished;
     if (!nav) return;
     if (sq) { renderSeqNav(); return; }
-    renderToc(function (e) { return e.choice !== false && UI.choiceNav !== false; }, function (e) { go(indexOf(e.id), true); });
+    renderToc(function (e) { return e.choice !== false && UI.choiceNav !== false; }, function (e) {
+      // PlayerInvalidMenuItemAction SHOW: an item that may not be chosen is pressable, and says so.
+      if (e.choice === false || UI.choiceNav === false) { show(T.notAllowed.replace('{reason}', e.title)); return; }
+      go(indexOf(e.id), true);
+    });
     var i = indexOf(current.activityId);
     if (!$('lcds-prev')) return;
     $('lcds-prev').disabled = busy || finished || i <= 0 || !flowOk(i, i - 1);
