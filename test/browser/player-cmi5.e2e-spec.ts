@@ -60,6 +60,7 @@ describe('player: cmi5 courses in a real browser', () => {
   const { createReg, link, progress } = playerTestBed(learner, (bed) => ({ s, app, context } = bed), async () => {
     await importCourse(s.api, app, 'catapult-single', fixture('cmi5-catapult-single-au-basic-framed.zip'));
     await importCourse(s.api, app, 'catapult-multi', fixture('cmi5-catapult-multi-au-framed.zip'));
+    await importCourse(s.api, app, 'gen-one', { name: 'gen-one.zip', data: await cmi5Package([{ moveOn: 'Completed' }], DECODING_AU), type: 'application/zip' });
     await importCourse(s.api, app, 'gen-two', { name: 'gen-two.zip', data: await cmi5Package([{ moveOn: 'Completed' }, { moveOn: 'Completed' }], DECODING_AU), type: 'application/zip' });
   });
   const contentFrame = (page: Page): Frame | undefined => page.frames().find((f) => f.url().includes('/content/'));
@@ -172,6 +173,19 @@ describe('player: cmi5 courses in a real browser', () => {
     await item(2).and(page.locator('[data-completion="COMPLETED"]')).waitFor({ timeout: 15_000 });
     const p = await waitFor(() => progress('rc-return'), (v) => v.registrationCompletion === 'COMPLETED');
     expect(p.activityDetails.children[0].children.map((c: { activityCompletion: string }) => c.activityCompletion)).toEqual(['COMPLETED', 'COMPLETED']);
+    await page.close();
+  });
+  it('AnyWindow, one AU: its returnURL ends the lesson, and the redirectOnExitUrl opens in the top window, not the frame', async () => {
+    await createReg('rc-return-one', 'gen-one');
+    const exitPage = `${s.baseUrl}/health/live`;
+    const page = await openPage(context, await link('rc-return-one', { redirectOnExitUrl: exitPage }));
+    const au = await readyAu(page, 1);
+    expect(await au.evaluate('lcdsSend("completed")')).toBe(200);
+    await au.evaluate('lcdsReturn()');
+    await page.waitForURL(exitPage);
+    expect(page.frames()).toHaveLength(1);
+    const p = await waitFor(() => progress('rc-return-one'), (v) => v.registrationCompletion === 'COMPLETED');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'UNKNOWN' });
     await page.close();
   });
 });
