@@ -139,11 +139,12 @@ describe('player: AICC courses over HACP in a real browser', () => {
       );
       expect(answers[0]).toContain(`Student_ID=learner-aicc\r\n`);
       expect(answers.every((a) => a.startsWith('error=0\r\n'))).toBe(true);
-      // The table of contents follows what the AU reported to the server.
-      await page.locator(`#lcds-toc .lcds-item[data-id="${au}"][data-completion="COMPLETED"]`).waitFor();
       const p = await progress('r-complex');
       expect(p.activityDetails.children[i]).toMatchObject({ id: au, activityCompletion: 'COMPLETED' });
+      // The last AU's ExitAU leaves the course (below), perhaps before its table of contents shows it completed.
       if (i === 2) break;
+      // The table of contents follows what the AU reported to the server.
+      await page.locator(`#lcds-toc .lcds-item[data-id="${au}"][data-completion="COMPLETED"]`).waitFor();
       // After ExitAU (cmi.core.exit empty) of a middle AU: the default exit action shows a message in its place.
       await page.frameLocator('#lcds-sco').locator('#lcds-sco-exited').waitFor();
       await page.locator('#lcds-next:not([disabled])').click();
