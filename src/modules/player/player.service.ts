@@ -713,7 +713,9 @@ export class PlayerService {
     const registration = reg ? reg.xapiRegistrationId : session.id;
     const actor = xapiLearnerActor(this.config.publicUrl, learner);
     const expiresInSeconds = Math.max(1, Math.floor((new Date(session.expiresAt).getTime() - Date.now()) / 1000));
-    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds });
+    // A launch that captures history lists the statements sent with its token in its log.
+    const log = session.settings.history?.rte && session.launchHistoryId ? { log: session.id } : {};
+    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds, ...log });
     return xapiLaunchQuery({ endpoint: `${this.config.publicUrl}/lrs/${encodeURIComponent(session.appId)}/`, auth: authorization, actor, registration, activityId: version.xapiActivityId ?? version.rootActivity?.externalIdentifier ?? '' });
   }
 
