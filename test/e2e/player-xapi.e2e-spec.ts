@@ -64,6 +64,9 @@ describe('xAPI (TinCan) courses: launch parameters, a registration-bound LRS tok
     expect(history.status).toBe(200);
     expect(history.body.launchHistory).toHaveLength(1);
     expect(history.body.launchHistory[0]).toMatchObject({ completionStatus: 'COMPLETED', successStatus: 'PASSED', score: { scaled: 0.85 } });
+    // The launch's history log lists the statements the content sent with its launch token.
+    const log = (await call(`${s.api}/registrations/rx-pass/launchHistory?includeHistoryLog=true`, { auth: app })).body.launchHistory[0].historyLog as string;
+    expect(log).toMatch(/ lrs statement experienced [0-9a-f-]{36}: stored\n.* lrs statement completed [0-9a-f-]{36}: stored\n.* lrs statement passed [0-9a-f-]{36}: stored\n/s);
   });
 
   it('a failed statement fails the registration; completed alone completes it with success unknown', async () => {

@@ -88,7 +88,7 @@ describe('registration and launch settings', () => {
     for (const id of ['rs-default', 'rs-newer', 'rs-assign']) await createReg(id, 'versioned');
     await configure('registrations/rs-newer/configuration', { WhenToRestartRegistration: 'WHEN_NEWER_PACKAGE_VERSION_EXISTS' });
     await configure('registrations/rs-assign/configuration', { WhenToRestartRegistration: 'WHEN_NEWER_PACKAGE_VERSION_EXISTS', AssignLatestVersionInsteadOfRestartRegistration: 'true' });
-    for (const id of ['rs-default', 'rs-newer', 'rs-assign']) expect((await (await launch(id))(1, { 'cmi.core.lesson_status': 'incomplete', 'cmi.core.lesson_location': 'p2' }, true)).status).toBe(200);
+    for (const id of ['rs-default', 'rs-newer', 'rs-assign']) expect((await (await launch(id))(1, { 'cmi.core.lesson_status': 'incomplete', 'cmi.core.lesson_location': 'p2', 'cmi.core.exit': 'suspend' }, true)).status).toBe(200);
     await importCourse(s.api, app, 'versioned', { name: 'v2.zip', data: await scoPackage('1.2', '/* v2 */'), type: 'application/zip' }, { mayCreateNewVersion: 'true' });
 
     // The default (complete and a newer version): an incomplete registration stays on its instance and version.

@@ -117,7 +117,12 @@ export class Cmi5Runtime implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.launchSessions.register({ live: (grant) => this.live(grant), statements: (grant, list, store) => this.statements(grant, list, store), documentRead: (grant, kind, id) => this.documentRead(grant, kind, id) });
+    this.launchSessions.register({
+      live: (grant) => this.live(grant),
+      statements: (grant, list, store) => this.statements(grant, list, store),
+      documentRead: (grant, kind, id) => this.documentRead(grant, kind, id),
+      logged: (grant, list, outcome, ids) => this.logged(grant, list, outcome, ids),
+    });
   }
 
   /** The player registers how statement progress is stored (it owns the registrations' progress updates). */
@@ -374,6 +379,12 @@ export class Cmi5Runtime implements OnModuleInit {
       if (course) await this.record({ appId: row.appId, registrationId: row.registrationId, instance: row.instance }, course, next, results, row.launchHistoryId);
     }
     return ids;
+  }
+
+  /** xAPI (TinCan) launches that capture history: the statements their content sent with the launch token, and what became of them. */
+  private async logged(grant: LrsLaunchGrant, list: Array<Record<string, Json>>, outcome: string, ids: string[] = []): Promise<void> {
+    const row = grant.log ? await this.sessions.findOneBy({ id: grant.log }) : null;
+    if (row) await this.log(row, list.map((s, i) => historyLine('lrs', `statement ${statementLabel(ids[i] ? { ...s, id: ids[i] } : s)}: ${outcome}`)).join(''));
   }
 
   /** Appends lines to the history log of the player session's launch, if it captures the runtime. */

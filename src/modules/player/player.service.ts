@@ -834,8 +834,10 @@ export class PlayerService {
     const actor = xapiLearnerActor(this.config.publicUrl, learner);
     const expiresInSeconds = Math.max(1, Math.floor((new Date(session.expiresAt).getTime() - Date.now()) / 1000));
     const activityId = version.xapiActivityId ?? version.rootActivity?.externalIdentifier ?? '';
+    // A launch that captures history lists the statements sent with its token in its log.
+    const log = session.settings.history?.rte && session.launchHistoryId ? { log: session.id } : {};
     // The content keeps its own data in the activity profiles of its course's activity (and the ids under it).
-    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds, activities: activityId ? [activityId] : [] });
+    const { authorization } = this.lrsTokens.mint(session.appId, { registration, actor, expiresInSeconds, activities: activityId ? [activityId] : [], ...log });
     return xapiLaunchQuery({ endpoint: `${this.config.publicUrl}/lrs/${encodeURIComponent(session.appId)}/`, auth: authorization, actor, registration, activityId });
   }
 

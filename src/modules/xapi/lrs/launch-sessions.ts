@@ -16,6 +16,8 @@ export interface LaunchSessionHandler {
   statements(grant: LrsLaunchGrant, statements: Array<Record<string, Json>>, store: () => Promise<string[]>): Promise<string[]>;
   /** The session's content reads a document (State: 'state', Agent Profile: 'agent'), e.g. cmi5 learner preferences before initialized. */
   documentRead(grant: LrsLaunchGrant, kind: string, id: string): Promise<void>;
+  /** Statements sent with a token that logs (an xAPI launch capturing history): stored (with the ids stored), or refused and why. */
+  logged(grant: LrsLaunchGrant, statements: Array<Record<string, Json>>, outcome: string, ids?: string[]): Promise<void>;
 }
 
 /** The registry of the launch-session handler (one: the player's). */
@@ -36,6 +38,20 @@ export class LaunchSessions {
   }
 
   statements(grant: LrsLaunchGrant | undefined, statements: Array<Record<string, Json>>, store: () => Promise<string[]>): Promise<string[]> {
-    return grant?.session && this.handler ? this.handler.statements(grant, statements, store) : store();
+    if (grant?.session && this.handler) return this.handler.statements(grant, statements, store);
+    if (grant?.log && this.handler) return this.logging(this.handler, grant, statements, store);
+    return store();
+  }
+
+  private async logging(handler: LaunchSessionHandler, grant: LrsLaunchGrant, statements: Array<Record<string, Json>>, store: () => Promise<string[]>): Promise<string[]> {
+    let ids: string[];
+    try {
+      ids = await store();
+    } catch (err) {
+      await handler.logged(grant, statements, `refused: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    await handler.logged(grant, statements, 'stored', ids);
+    return ids;
   }
 }
