@@ -192,7 +192,7 @@ const leafAmount = (node: ActivityResult): number => {
 export function navOf(engine: SequencingEngine): SequencingNav {
   const v = engine.validRequests();
   const leaf = (id: string) => (engine.definition.activities[id]?.children.length ?? 0) === 0;
-  const completion = Object.fromEntries(engine.definition.order.filter(leaf).map((id) => [id, COMPLETION_OF[engine.status(id).completion]]));
+  const completion = Object.fromEntries(engine.definition.order.filter(leaf).map((id) => [id, COMPLETION_OF[engine.completion(id)]]));
   const order = engine.drawsChildren ? engine.activityOrder() : undefined;
   return { continue: v.continue, previous: v.previous, exitAll: v.exitAll, suspendAll: v.suspendAll, choice: v.choice.filter(leaf), jump: v.jump, completion, ...(order ? { order } : {}) };
 }
