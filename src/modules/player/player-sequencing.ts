@@ -229,9 +229,8 @@ export function navOf(engine: SequencingEngine, lookahead: LookaheadMode = 'REAL
   const v = engine.validRequests();
   const leaf = (id: string) => (engine.definition.activities[id]?.children.length ?? 0) === 0;
   const leaves = engine.definition.order.filter(leaf);
-  const statuses = leaves.map((id) => engine.status(id));
-  const completion = Object.fromEntries(statuses.map((st) => [st.id, COMPLETION_OF[st.completion]]));
-  const success = Object.fromEntries(statuses.map((st) => [st.id, SUCCESS_OF[st.success]]));
+  const completion = Object.fromEntries(leaves.map((id) => [id, COMPLETION_OF[engine.completion(id)]]));
+  const success = Object.fromEntries(leaves.map((id) => [id, SUCCESS_OF[engine.success(id)]]));
   const order = engine.drawsChildren ? engine.activityOrder() : undefined;
   return {
     continue: v.continue && continueLeadsSomewhere(engine),

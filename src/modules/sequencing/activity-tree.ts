@@ -459,10 +459,16 @@ export class ActivityTree {
     return this.rulesCheck(id, this.a(id).preConditionRules, actions);
   }
 
+  /** While set (a lookahead that leaves the tree as it is), the answers of checkActivity by activity. */
+  checks?: Map<string, boolean>;
+
   /** UP.5 Check Activity Process: disabled by a precondition rule, or a limit condition is violated. */
   checkActivity(id: string): boolean {
-    if (this.preRule(id, ['disabled'])) return true;
-    return this.limitConditionsViolated(id);
+    const known = this.checks?.get(id);
+    if (known !== undefined) return known;
+    const violated = !!this.preRule(id, ['disabled']) || this.limitConditionsViolated(id);
+    this.checks?.set(id, violated);
+    return violated;
   }
 
   // ---- RB.1.x rollup (rollup-process.ts) ----

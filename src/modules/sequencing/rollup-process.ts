@@ -193,6 +193,8 @@ export class RollupProcess {
         bag++;
         if (value === true) trues++;
         else if (value === false) falses++;
+        // Decided already: "all" (or "none") has a child that is not True (not False), "any" one that is True.
+        if (rule.childActivitySet === 'all' ? value !== true : rule.childActivitySet === 'none' ? value !== false : rule.childActivitySet === 'any' && value === true) break;
       }
       // "all" and "none" hold for an empty bag (no False and no Unknown in it), as the book words them.
       let fire = false;

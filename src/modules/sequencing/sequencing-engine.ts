@@ -296,18 +296,29 @@ export class SequencingEngine {
     return Object.fromEntries(t.a(activityId).objectives.map((o) => [o.primary && !o.id ? '' : o.id, t.readObjective(activityId, o, true)]));
   }
 
+  /** The completion of an activity, as status() reports it (the table of contents' marks, without the rest). */
+  completion(activityId: string): ActivityStatus['completion'] {
+    const c = this.tree.completion(activityId);
+    return c.known ? (c.completed ? 'completed' : 'incomplete') : 'unknown';
+  }
+
   /** The rolled-up status of an activity. */
+  /** An activity's success alone (the table of contents' marks), without the rest of status(). */
+  success(activityId: string): ActivityStatus['success'] {
+    const p = this.tree.primaryStatus(activityId);
+    return p.progressStatus ? (p.satisfiedStatus ? 'passed' : 'failed') : 'unknown';
+  }
+
   status(activityId: string): ActivityStatus {
     const t = this.tree;
     const s = t.s(activityId);
-    const c = t.completion(activityId);
     const p = t.primaryStatus(activityId);
     const amount = t.progressAmount(activityId);
     return {
       id: activityId,
       attempts: s.attemptCount,
-      completion: c.known ? (c.completed ? 'completed' : 'incomplete') : 'unknown',
-      success: p.progressStatus ? (p.satisfiedStatus ? 'passed' : 'failed') : 'unknown',
+      completion: this.completion(activityId),
+      success: this.success(activityId),
       ...(p.measureStatus ? { scaledScore: p.normalizedMeasure } : {}),
       ...(amount.known ? { progressMeasure: amount.amount } : {}),
       active: s.isActive,

@@ -292,7 +292,13 @@ export class SequencingProcesses {
    */
   deliverableChoices(targets: string[]): string[] {
     const requests = new SequencingRequests(this.t, this, true);
-    return targets.filter((target) => this.deliversBy(requests, 'choice', target));
+    // The ancestors' UP.5 checks are the same for every target: worked out once.
+    this.t.checks = new Map();
+    try {
+      return targets.filter((target) => this.deliversBy(requests, 'choice', target));
+    } finally {
+      this.t.checks = undefined;
+    }
   }
 
   /** The sequencing request would deliver an activity that passes the DB.1.1 checks (a lookahead: the tree may change). */
