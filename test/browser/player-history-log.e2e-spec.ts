@@ -94,7 +94,7 @@ describe('player: the launch history log', () => {
     expect(log).toMatch(/ rte SetValue\("cmi\.location", "page-3"\) = "true" error 0\b/);
     expect(log).toMatch(/ rte Commit\(""\) = "true" error 0\b/);
     expect(log).toMatch(/ commit \d+ applied: activity "item1" COMPLETED\/UNKNOWN/);
-    expect(log).toMatch(/ nav previous \(current "item1"\): refused \(SB\.2\.1-3\): There is no previous activity to deliver\n/);
+    expect(log).toMatch(/ nav previous \(current "item1"\): refused \(SB\.2\.1-3\): There is no previous activity to deliver; activity "item1" runs again\n/);
     expect(log).toMatch(/ rte SetValue\("adl\.nav\.request", "previous"\) = "true" error 0\b/);
     expect(log).toMatch(/ rte Terminate\(""\) = "true" error 0\b/);
     expect(log).toMatch(/ exit activity "item1": COMPLETED\/UNKNOWN/);

@@ -162,7 +162,9 @@ describe('player: tracking, data model and communication settings (issue #17)', 
   }, 60_000);
 
   it('SCORM 1.2: PlayerFirstScoIsPretest completes the course when the first SCO is passed', async () => {
-    await registrations('pretest12', { 'pretest-default': {}, 'pretest-on': { PlayerFirstScoIsPretest: 'YES' } });
+    // The pretest finishes at once: the SCO stays where it was (the default exit action of a middle SCO shows a message instead).
+    const stay = { PlayerIntermediateScoSatisfiedNormalExitAction: 'DO_NOTHING', PlayerIntermediateScoNotSatisfiedNormalExitAction: 'DO_NOTHING' };
+    await registrations('pretest12', { 'pretest-default': stay, 'pretest-on': { ...stay, PlayerFirstScoIsPretest: 'YES' } });
     for (const reg of ['pretest-default', 'pretest-on']) {
       const { page } = await run(reg, true);
       await waitFor(() => progress(reg), (v) => activityLines(v, true).pretest === '1 COMPLETED PASSED');

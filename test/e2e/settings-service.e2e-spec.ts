@@ -120,7 +120,7 @@ describe('SettingsService fallback chain and TagsService', () => {
       expect(counter.count).toBe(1);
       expect(Object.fromEntries(values)).toEqual({ PlayerDesiredWidth: '777', PlayerLaunchType: 'FRAMESET', ApiRollupRegistrationAuthPassword: '' });
       const all = await settings.effective(appId, targets.instance);
-      expect(all.size).toBe(173);
+      expect(all.size).toBe(174);
       expect(all.get('PlayerDesiredWidth')).toBe('777');
       await expect(settings.effective(appId, targets.instance, ['Nope'])).rejects.toThrow(/Nope/);
     });

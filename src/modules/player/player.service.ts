@@ -181,11 +181,13 @@ function launchLine(history: HistoryCapture, version: CourseVersionEntity, reg: 
 }
 
 /** The history log's lines of an applied commit (rte) and, for the activity's last commit, its exit (control). */
-function commitLines(history: HistoryCapture, body: CommitBody, activityId: string, node: ActivityResult, tree: ActivityResult): string {
+function commitLines(history: HistoryCapture, body: CommitBody, activityId: string, node: ActivityResult, tree: ActivityResult, changed: boolean): string {
   const at = new Date();
   const score = node.score?.scaled !== undefined ? `, score ${node.score.scaled}` : '';
   let text = '';
-  if (history.rte) {
+  // Audit: the commits that changed a status or score (or ended the SCO); the page's log has every Commit() call.
+  // Detailed: every commit. A commit that only saves the SCO's place then costs nothing more than without a log.
+  if (history.rte === 'detailed' || (history.rte && (changed || body.final === true))) {
     const details = history.rte === 'detailed' ? `; registration ${tree.activityCompletion}/${tree.activitySuccess}, ${Object.keys(body.cmi).length} elements` : '';
     text += historyLine('commit', `${body.seq} applied: activity ${JSON.stringify(activityId)} ${node.activityCompletion}/${node.activitySuccess}${score}${body.final === true ? ', final' : ''}${details}`, at);
   }
@@ -1147,7 +1149,7 @@ export class PlayerService {
         ...(seqState !== undefined ? { sequencingState: seqState } : {}),
         ...(globalObjectives !== undefined ? { globalObjectives } : {}),
         ...(statements ? { statements: statements.statements, xapiReported: statements.reported } : {}),
-        ...(s.history && session.launchHistoryId ? { historyLog: commitLines(s.history, body, s.activityId, node, tree) } : {}),
+        ...(s.history && session.launchHistoryId ? { historyLog: commitLines(s.history, body, s.activityId, node, tree, reportedOf(node) !== reported) } : {}),
       });
       if (!applied) continue;
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
