@@ -136,6 +136,21 @@ describe('player: a new attempt starts on a fresh data model; only a suspended o
     await page.close();
   });
 
+  it('SCORM 2004: a SCO left with cmi.exit suspend whose attempt exit all then ended starts fresh at the next launch', async () => {
+    await createReg('rem-exitall', 'remediation');
+    const page = await openPage(context, await link('rem-exitall'));
+    const lesson = await at(page, 'lesson');
+    // The SCO says suspend, but the learner leaves the course with Exit (exit all), not Suspend: the attempt ends.
+    await leave(page, lesson.frame, { 'cmi.location': 'lesson-page-4', 'cmi.suspend_data': 'lesson-state', 'cmi.completion_status': 'incomplete', 'cmi.exit': 'suspend' }, 'exitAll');
+    await page.locator('#lcds-done').waitFor({ state: 'visible' });
+    await page.close();
+    const relaunched = await openPage(context, await link('rem-exitall'));
+    const again = await at(relaunched, 'lesson');
+    expect(again.seen).toMatchObject(FRESH);
+    expect(find((await progress('rem-exitall')).activityDetails, 'lesson')?.attempts).toBe(2);
+    await relaunched.close();
+  });
+
   /** Opens a launch of the 1.2 course and returns what its SCO saw, and the page. */
   const launch12 = async (registrationId: string): Promise<{ page: Page; seen: Record<string, string> }> => {
     const page = await openPage(context, await link(registrationId));

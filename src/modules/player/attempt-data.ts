@@ -40,10 +40,14 @@ export const resetsRuntimeData = (learningStandard: string, media: boolean): boo
  * Starts a new attempt on an activity (its attempt count has moved on): the run-time data is wiped when the timing
  * says so, except on the first attempt (whatever initialRegistrationState gave it stays). Learner preferences belong to
  * the learner, not to the attempt, and stay. Returns whether it wiped.
+ *
+ * `bySequencer`: the SCORM 2004 sequencer began the attempt, so the last one ended (exit all, a retry, a new attempt
+ * on its parent): whatever cmi.exit the SCO left, its attempt is not resumed (a suspended attempt resumes through
+ * resume all or a choice, and the sequencer then counts no new attempt; RTE 4.2.8 cmi.entry), so only NEVER keeps it.
  */
-export function startNewAttempt(node: ActivityResult, timing: ResetTiming | undefined, previousAttempts: number, keepScore: boolean): boolean {
+export function startNewAttempt(node: ActivityResult, timing: ResetTiming | undefined, previousAttempts: number, keepScore: boolean, bySequencer = false): boolean {
   if (!timing || timing === 'NEVER' || previousAttempts < 1 || !node.runtime) return false;
-  if (timing === 'WHEN_EXIT_IS_NOT_SUSPEND' && node.runtime.exit === 'suspend') return false;
+  if (timing === 'WHEN_EXIT_IS_NOT_SUSPEND' && node.runtime.exit === 'suspend' && !bySequencer) return false;
   const preference = node.runtime.learnerPreference;
   node.runtime = { ...(preference ? { learnerPreference: preference } : {}), totalTime: formatTracked(0) } satisfies Runtime;
   node.suspended = false;

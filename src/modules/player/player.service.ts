@@ -393,7 +393,7 @@ export class PlayerService {
       if (engine) {
         // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
         const before = node?.attempts ?? 0;
-        if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true);
+        if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true, true);
         applyEngine(inst.activityDetails, engine);
       } else {
         if (node && !resuming) {
@@ -689,7 +689,7 @@ export class PlayerService {
         const before = node?.attempts ?? 0;
         applyEngine(tree, engine);
         // A delivery that began a new attempt (a retry, a choice of an activity whose attempt ended) starts on fresh data.
-        if (node && node.attempts > before) startNewAttempt(node, s.resetRuntime, before, true);
+        if (node && node.attempts > before) startNewAttempt(node, s.resetRuntime, before, true, true);
         const now = new Date();
         const res = await this.instances.update(
           { ...where, commitSeq: ctx.inst.commitSeq },
