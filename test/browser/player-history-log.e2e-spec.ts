@@ -125,6 +125,9 @@ describe('player: the launch history log', () => {
     await page.locator('#lcds-message').filter({ hasText: /./ }).waitFor({ timeout: 10_000 });
     await waitFor(() => progress('hl-off'), (p: { activityDetails?: { children?: Array<{ runtime?: { location?: string } }> } }) => p.activityDetails?.children?.[0]?.runtime?.location === 'page-3');
     await page.waitForTimeout(2500); // past the page's batching delay
+    // The refusal stays said after the re-delivered SCO's own commit succeeds (a save only takes back a save failure).
+    expect(await sco(page)).toBeTruthy();
+    expect(await page.locator('#lcds-message').isVisible()).toBe(true);
     expect(sent).toEqual([]);
     expect(await page.evaluate('JSON.parse(document.getElementById("lcds-config").textContent).history')).toBeNull();
     expect(await historyLogs('hl-off')).toEqual(['']);

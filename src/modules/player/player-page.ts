@@ -178,8 +178,10 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   if (sq) sq.shown = sq.nav;
   var windowed = /^NEW_WINDOW/.test(cfg.launchType || ''), popup = null, contentUrl = null, watcher = null, inflight = null;
   function $(id) { return document.getElementById(id); }
-  function show(text) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; }
-  function hide() { $('lcds-message').style.display = 'none'; }
+  // A message says what went wrong; a later successful save takes back only its own kind (a refused request stays said).
+  var messageKind = null;
+  function show(text, kind) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; messageKind = kind || 'info'; }
+  function hide(kind) { if (kind && messageKind !== kind) return; $('lcds-message').style.display = 'none'; messageKind = null; }
 
   function flatten(value, prefix, out) {
     if (value === null || value === undefined) return out;
@@ -282,7 +284,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (sending || !pending || fatal) return;
     var p = pending; pending = null; sending = true; inflight = p;
     post(cfg.commitUrl, p, unloading).then(function (res) {
-      sending = false; inflight = null; failures = 0; hide();
+      sending = false; inflight = null; failures = 0; hide('save');
       if (res && res.applied && res.activityCompletion) markCompletion(p.activityId, res.activityCompletion, res.activitySuccess);
       if (res && typeof res.progress === 'number') { cfg.progress = res.progress; renderProgress(); }
       if (res && res.registrationCompletion) course = { completion: res.registrationCompletion, success: res.registrationSuccess };
@@ -293,7 +295,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
       if (err && err.fatal) { fatal = true; stopped(err.reason); notify(); return; }
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
-      if (failures >= Math.max(1, cfg.maxFailed)) show(T.saveFailing.replace('{n}', String(failures)));
+      if (failures >= Math.max(1, cfg.maxFailed)) show(T.saveFailing.replace('{n}', String(failures)), 'save');
       setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
     });
   }
