@@ -198,16 +198,6 @@ const leafAmount = (node: ActivityResult): number => {
   return leaves.reduce((a, l) => a + (l.activityCompletion === 'COMPLETED' ? 1 : (l.completionAmount?.scaled ?? 0)), 0) / leaves.length;
 };
 
-/**
- * Whether continue leads somewhere now: tried on a copy of the state (the current activity's termination included),
- * it delivers an activity or ends the session. The Navigation Request Process alone allows a continue that the
- * next activity's rules then refuse (a disabled activity in a forced sequence): the lookahead does not offer that.
- */
-function continueLeadsSomewhere(engine: SequencingEngine): boolean {
-  const trial = SequencingEngine.restore(engine.definition, engine.serializedText()).navigate({ type: 'continue' });
-  return trial.deliver !== undefined || trial.ended === true;
-}
-
 /** DISABLED lookahead: the requests the control modes of the current activity's parent allow, and each leaf's. */
 function controlModeOffer(engine: SequencingEngine, v: ValidRequests, leaves: string[]): NonNullable<SequencingNav['offer']> {
   const acts = engine.definition.activities;
@@ -233,7 +223,7 @@ export function navOf(engine: SequencingEngine, lookahead: LookaheadMode = 'REAL
   const success = Object.fromEntries(leaves.map((id) => [id, SUCCESS_OF[engine.success(id)]]));
   const order = engine.drawsChildren ? engine.activityOrder() : undefined;
   return {
-    continue: v.continue && continueLeadsSomewhere(engine),
+    continue: v.continue && v.continueLeads,
     previous: v.previous,
     exitAll: v.exitAll,
     suspendAll: v.suspendAll,

@@ -374,15 +374,15 @@ export class SequencingEngine {
    * for all the choice targets, see deliverableChoices). The
    * boolean answers are worked out when first read: read them before the engine runs another request.
    */
-  validRequests(): ValidRequests {
+  validRequests(): ValidRequests & { readonly continueLeads: boolean } {
     const t = this.tree;
     // The Navigation Request Process only reads the state: it runs on the engine's own tree.
     const processes = new SequencingProcesses(t);
     const navOk = (req: NavigationRequest): boolean => accepted(() => processes.navigationRequest(req));
     const cur = t.state.currentActivity;
-    const { choice, previous } = this.lookahead(processes);
+    const { choice, previous, continueLeads } = this.lookahead(processes);
     const jump = cur === undefined ? [] : this.definition.order.filter((id) => t.isLeaf(id) && t.isAvailable(id));
-    return new LazyValidRequests(choice, jump, {
+    return new LazyValidRequests(choice, jump, continueLeads, {
       start: () => navOk({ type: 'start' }),
       resumeAll: () => navOk({ type: 'resumeAll' }),
       continue: () => navOk({ type: 'continue' }),
@@ -401,29 +401,33 @@ export class SequencingEngine {
    * termination is the same whatever the request: it runs once, on one copy of the state, and every request is tried
    * from there without changing it (trying each target on its own copy cost the square of the activity count).
    */
-  private lookahead(processes: SequencingProcesses): { choice: string[]; previous: boolean } {
+  private lookahead(processes: SequencingProcesses): { choice: string[]; previous: boolean; continueLeads: boolean } {
+    const none = { choice: [], previous: false, continueLeads: false };
     const t = this.tree;
     const cur = t.state.currentActivity;
     const targets = this.definition.order.filter((id) => id !== t.root && t.isAvailable(id));
     if (cur === undefined) targets.unshift(t.root);
     const allowed = targets.filter((id) => !processes.choiceRefusal(id));
     const previous = accepted(() => processes.navigationRequest({ type: 'previous' }));
-    if (!allowed.length && !previous) return { choice: [], previous: false };
+    const next = accepted(() => processes.navigationRequest({ type: 'continue' }));
+    if (!allowed.length && !previous && !next) return none;
     const p = new SequencingProcesses(new ActivityTree(this.definition, cloneTrackingState(t.state)));
     let replaced: SequencingRequest | undefined;
     const terminated = accepted(() => {
       if (cur !== undefined && t.s(cur).isActive) replaced = p.terminationRequest('exit');
       p.prepareNextAttempts();
     });
-    if (!terminated) return { choice: [], previous: false };
+    if (!terminated) return none;
     if (replaced) {
       // Post condition rules (or an exit at the root) replaced the request: the same answer for every one.
-      const delivers = p.delivers(replaced);
-      return { choice: delivers ? allowed : [], previous: previous && delivers };
+      const leads = p.leadsSomewhere(replaced);
+      const delivers = leads && p.delivers(replaced);
+      return { choice: delivers ? allowed : [], previous: previous && delivers, continueLeads: next && leads };
     }
-    // The choices first: they leave the copy as it is.
+    // The choices and continue first: they leave the copy as it is.
     const choice = p.deliverableChoices(allowed);
-    return { choice, previous: previous && p.delivers('previous') };
+    const continueLeads = next && p.leadsSomewhere('continue');
+    return { choice, previous: previous && p.delivers('previous'), continueLeads };
   }
 
   /**
@@ -462,6 +466,11 @@ class LazyValidRequests implements ValidRequests {
   constructor(
     readonly choice: string[],
     readonly jump: string[],
+    /**
+     * Continue, tried as navigate() would run it, delivers an activity or ends the session: the page offers it only
+     * then (the Navigation Request Process alone allows a continue the next activity's rules refuse).
+     */
+    readonly continueLeads: boolean,
     private readonly checks: Record<RequestCheck, () => boolean>,
   ) {}
 

@@ -306,9 +306,18 @@ export class SequencingProcesses {
     return this.deliversBy(new SequencingRequests(this.t, this), req);
   }
 
-  private deliversBy(requests: SequencingRequests, req: SequencingRequest, target?: string): boolean {
+  /**
+   * The sequencing request would deliver an activity that passes the DB.1.1 checks, or end the session (continue past
+   * the last activity, an exit at the root): where the page's Continue leads. Tried without changing the tree.
+   */
+  leadsSomewhere(req: SequencingRequest): boolean {
+    return this.deliversBy(new SequencingRequests(this.t, this, true), req, undefined, true);
+  }
+
+  private deliversBy(requests: SequencingRequests, req: SequencingRequest, target?: string, orEnds = false): boolean {
     try {
       const outcome = requests.run(req, target);
+      if (orEnds && outcome.endSession) return true;
       if (outcome.deliver === undefined) return false;
       this.deliveryRequest(outcome.deliver);
       return true;

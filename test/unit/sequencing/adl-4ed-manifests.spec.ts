@@ -100,7 +100,7 @@ async function replay(tc: string, sc: Scenario, out: { globals?: Record<string, 
     if (r.deliver !== step.deliver) return `visit ${i + 1}: expected ${step.deliver}, got ${JSON.stringify(r)}`;
     // The valid choices and previous (worked out from one copy of the state) are what trying each on its own copy finds.
     const valid = engine.validRequests();
-    const lookahead = { choice: valid.choice, previous: valid.previous };
+    const lookahead = { choice: valid.choice, previous: valid.previous, continue: valid.continue && valid.continueLeads };
     const oneByOne = lookaheadOneByOne(engine);
     if (JSON.stringify(lookahead) !== JSON.stringify(oneByOne)) return `visit ${i + 1}: valid requests ${JSON.stringify(lookahead)}, one by one ${JSON.stringify(oneByOne)}`;
     for (const [id, want] of Object.entries(step.expect?.objectives ?? {})) {

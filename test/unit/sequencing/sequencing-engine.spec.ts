@@ -600,6 +600,26 @@ describe('engine state: copies, serialisation, valid requests', () => {
     expect(again.serializedText()).toBe(e.serializedText());
   });
 
+  it('continue leads somewhere only when navigate() would deliver or end the session (the lookahead, worked out on the one copy)', async () => {
+    // b is disabled: the Navigation Request Process allows continue from a, the flow refuses it.
+    const e = await engineFromOrg(leaf('a') + leaf('b', sequencing(rules(preRule(cond('always'), 'disabled')))) + flow);
+    step(e, 'start');
+    const before = e.serializedText();
+    expect(e.validRequests().continue).toBe(true);
+    expect(e.validRequests().continueLeads).toBe(false);
+    expect(e.serializedText()).toBe(before);
+    // The last activity: continue ends the session, which is somewhere.
+    const last = await engineFromOrg(leaf('a') + leaf('b') + flow);
+    step(last, 'start');
+    step(last, 'continue');
+    expect(last.validRequests().continueLeads).toBe(true);
+    // A post condition rule replaces the request (exit all): continue leads to the end.
+    const post = await engineFromOrg(leaf('a', sequencing(rules(postRule(cond('always'), 'exitAll')))) + leaf('b', sequencing(rules(preRule(cond('always'), 'disabled')))) + flow);
+    step(post, 'start');
+    expect(post.validRequests().continueLeads).toBe(true);
+    expect(post.navigate('continue').ended).toBe(true);
+  });
+
   it('valid requests: JSON has all of them, and working them out changes nothing (the trials run on copies)', async () => {
     const e = await course();
     step(e, 'start');

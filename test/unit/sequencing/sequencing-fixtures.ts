@@ -59,10 +59,17 @@ export function step(engine: SequencingEngine, req: NavigationRequest | string, 
  * The choice targets and previous as the engine once found them: each request tried on its own copy of the whole
  * engine (what `validRequests()` must still answer, from one copy for all of them).
  */
-export function lookaheadOneByOne(engine: SequencingEngine): { choice: string[]; previous: boolean } {
+export function lookaheadOneByOne(engine: SequencingEngine): { choice: string[]; previous: boolean; continue: boolean } {
   const def = engine.definition;
   const saved = JSON.stringify(engine.serialize());
-  const delivers = (req: NavigationRequest): boolean => SequencingEngine.restore(def, saved).navigate(req).deliver !== undefined;
+  const run = (req: NavigationRequest) => SequencingEngine.restore(def, saved).navigate(req);
+  const delivers = (req: NavigationRequest): boolean => run(req).deliver !== undefined;
   const targets = engine.currentActivity === undefined ? def.order : def.order.filter((id) => id !== def.root);
-  return { choice: targets.filter((id) => delivers({ type: 'choice', target: id })), previous: delivers({ type: 'previous' }) };
+  const next = run({ type: 'continue' });
+  return {
+    choice: targets.filter((id) => delivers({ type: 'choice', target: id })),
+    previous: delivers({ type: 'previous' }),
+    // Continue leads somewhere: it delivers an activity or ends the session.
+    continue: next.deliver !== undefined || next.ended === true,
+  };
 }
