@@ -39,6 +39,7 @@ export const LAUNCH_SETTING_IDS = [
   'ApiRollupRegistrationDuringSession',
   'MediaContentCompletionThreshold',
   'PDFContentPageDurationThreshold',
+  'PlayerTimeLimit',
 ];
 
 /** What the player page does when a SCO exits (kept with the session, handed to the page). */
@@ -48,6 +49,11 @@ export interface ExitBehaviour {
   /** SCORM 2004: cmi.exit "logout" without a navigation request closes the player (exit all). */
   logoutExits: boolean;
   returnToLms: ReturnToLmsAction;
+  /**
+   * PlayerTimeLimit (SCORM and AICC courses), in seconds: the time the registration may spend in the course in all.
+   * Once its tracked time reaches it, the page ends the session and the course does not launch again.
+   */
+  timeLimit?: number;
 }
 
 export interface LaunchSettings {
@@ -67,8 +73,13 @@ const intOf = (value: string | undefined, fallback: number) => {
   return value !== undefined && value !== '' && Number.isFinite(n) ? n : fallback;
 };
 
-/** The launch settings from the effective values of LAUNCH_SETTING_IDS; `scorm12`: the course runs the SCORM 1.2 (or AICC) runtime. */
-export function launchSettingsOf(values: ReadonlyMap<string, string>, scorm12: boolean): LaunchSettings {
+/**
+ * The launch settings from the effective values of LAUNCH_SETTING_IDS; `runtime`: the SCORM runtime the course runs
+ * ('1.2' for SCORM 1.2 and AICC, '2004'), none for xAPI and cmi5 courses.
+ */
+export function launchSettingsOf(values: ReadonlyMap<string, string>, runtime?: '1.2' | '2004'): LaunchSettings {
+  const scorm12 = runtime === '1.2';
+  const timeLimit = runtime ? Math.max(0, Math.floor(intOf(values.get('PlayerTimeLimit'), 0))) * 60 : 0;
   const on = (id: string, fallback: boolean) => {
     const v = values.get(id);
     return v === undefined ? fallback : /^(true|yes)$/i.test(v);
@@ -78,6 +89,7 @@ export function launchSettingsOf(values: ReadonlyMap<string, string>, scorm12: b
       ...(scorm12 ? { actions: Object.fromEntries(EXIT_KEYS.map(({ key, id }) => [key, oneOf(EXIT_ACTIONS, values.get(id), key.startsWith('Final') ? 'EXIT_COURSE' : 'DISPLAY_MESSAGE')])) as Record<ExitKey, ExitAction> } : {}),
       logoutExits: on('PlayerLogoutCausesPlayerExit', true),
       returnToLms: oneOf(['Legacy', 'SuspendAll', 'ExitAll', 'Selectable'] as const, values.get('PlayerReturnToLmsAction'), 'Legacy'),
+      ...(timeLimit > 0 ? { timeLimit } : {}),
     },
     redirectOnExitUrl: (values.get('RedirectOnExitUrl') ?? '').trim(),
     statements: on('GenerateTinCanLaunchStatements', true),

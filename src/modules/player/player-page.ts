@@ -55,6 +55,7 @@ export function playerPage(model: PlayerPageModel): string {
     suspendMax: model.client.suspendDataMaxLength,
     beacon: model.client.sendBeacon,
     exit: model.exit ?? null,
+    timeLeft: typeof model.timeLeft === 'number' ? model.timeLeft : null,
     nav: multi ? model.nav : null,
     strings: t,
     ui: { ...layout, lookahead: model.ui.lookahead, invalidMenuItem: model.ui.invalidMenuItem, statusDisplay: model.ui.statusDisplay ?? 'COMPLETION_ONLY', desired: model.ui.desired ?? null, required: model.ui.required ?? null, preventRightClick: model.ui.preventRightClick === true },
@@ -111,7 +112,7 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
 <div id="lcds-message" role="alert"></div>${
     model.ui.required ? `<div id="lcds-size" role="status" hidden><span id="lcds-size-text"></span>${model.ui.required.fullScreen ? ` ${button('lcds-fullscreen', t.fullScreen)}` : ''}</div>` : ''
   }
-<div id="lcds-done"><h1>${escapeHtml(t.doneTitle)}</h1><p>${escapeHtml(t.doneText)}</p></div>
+<div id="lcds-done"><h1>${escapeHtml(t.doneTitle)}</h1><p id="lcds-done-text">${escapeHtml(t.doneText)}</p></div>
 ${navHtml}${layout.closeItem ? `<div id="lcds-closed" role="status" hidden>${escapeHtml(t.closedText)}</div>` : ''}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
     windowed
       ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${escapeHtml(afterClick ? t.readyTitle : t.elsewhereTitle)}</h1>
@@ -180,6 +181,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   function $(id) { return document.getElementById(id); }
   // A message says what went wrong; a later successful save takes back only its own kind (a refused request stays said).
   var messageKind = null;
+  /** PlayerTimeLimit: the session ended because the course's time ran out. */
+  var timedOut = false;
   function show(text, kind) { var m = $('lcds-message'); m.textContent = text; m.style.display = 'block'; messageKind = kind || 'info'; }
   function hide(kind) { if (kind && messageKind !== kind) return; $('lcds-message').style.display = 'none'; messageKind = null; }
 
@@ -419,6 +422,8 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (nav) $('lcds-main').style.display = 'none';
     $('lcds-sco').style.display = 'none';
     if (windowed) $('lcds-elsewhere').style.display = 'none';
+    // PlayerTimeLimit: the page says why the course ended.
+    if (timedOut) $('lcds-done-text').textContent = T.timeUp;
     $('lcds-done').style.display = 'block';
   }
   function onFinish(a) {
@@ -732,6 +737,16 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     busy = true; renderNav();
     unloadSco().then(function () { busy = false; finished = true; renderNav(); afterSettled(); });
   }
+  /**
+   * PlayerTimeLimit: when the course's time runs out the session ends as the Exit button ends it (the SCO is unloaded
+   * and its data saved) and the page says why; the course does not launch again.
+   */
+  function timeUp() {
+    if (finished) return;
+    if (busy) { setTimeout(timeUp, 500); return; }
+    timedOut = true;
+    if (sq) navigate(exitRequest()); else exit();
+  }
   /** PlayerShowCloseItem: closes the current lesson alone (SCORM 2004: the exit request); the course goes on. */
   function closeLesson() {
     if (sq) { navigate('exit'); return; }
@@ -776,6 +791,7 @@ export const PLAYER_SCRIPT = String.raw`(function () {
   /** PlayerPreventRightClick: no context menu on the player page, nor in the content it shows. */
   function noContextMenu(doc) { try { doc.addEventListener('contextmenu', function (e) { e.preventDefault(); }); } catch (e) { /* another origin */ } }
   function start() {
+    if (typeof cfg.timeLeft === 'number') setTimeout(timeUp, cfg.timeLeft * 1000);
     if (nav && sq) {
       on('lcds-prev', function () { navigate('previous'); });
       on('lcds-next', function () { navigate('continue'); });

@@ -47,6 +47,8 @@ export interface PlayerStrings {
   notStarted: string;
   passed: string;
   failed: string;
+  /** PlayerTimeLimit: the course's time ran out (the session ends). */
+  timeUp: string;
 }
 
 const EN: PlayerStrings = {
@@ -85,6 +87,7 @@ const EN: PlayerStrings = {
   notStarted: 'not started',
   passed: 'passed',
   failed: 'failed',
+  timeUp: 'The time allowed for this course has run out. Your progress has been saved.',
 };
 
 const FR: PlayerStrings = {
@@ -123,6 +126,7 @@ const FR: PlayerStrings = {
   notStarted: 'non commencé',
   passed: 'réussi',
   failed: 'échoué',
+  timeUp: 'Le temps accordé pour ce cours est écoulé. Votre progression a été enregistrée.',
 };
 
 const DE: PlayerStrings = {
@@ -161,6 +165,7 @@ const DE: PlayerStrings = {
   notStarted: 'nicht begonnen',
   passed: 'bestanden',
   failed: 'nicht bestanden',
+  timeUp: 'Die für diesen Kurs vorgesehene Zeit ist abgelaufen. Ihr Fortschritt wurde gespeichert.',
 };
 
 const ES: PlayerStrings = {
@@ -199,6 +204,7 @@ const ES: PlayerStrings = {
   notStarted: 'sin empezar',
   passed: 'aprobado',
   failed: 'suspendido',
+  timeUp: 'El tiempo permitido para este curso se ha agotado. Su progreso se ha guardado.',
 };
 
 const BY_LANGUAGE: Record<string, PlayerStrings> = { en: EN, fr: FR, de: DE, es: ES };

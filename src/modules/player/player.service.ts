@@ -83,6 +83,8 @@ export interface PlayerPageModel extends ActivityLaunch {
   nav: PlayerNav;
   /** What the page does when a SCO exits (sessions launched before exit settings: the page's own defaults). */
   exit?: ExitBehaviour;
+  /** PlayerTimeLimit: the seconds left of the course's time limit when the page loads. */
+  timeLeft?: number;
   /** The player UI settings of the launch (nav bar, table of contents, progress bar, windows, lookahead). */
   ui: PlayerUiSettings;
   /** The registration's progress (0..1, its rolled-up completion amount): the measure progress bar starts from it. */
@@ -379,7 +381,11 @@ export class PlayerService {
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
     const history = claims.tracking ? historyCaptureOf(values) : undefined;
-    const launchSettings = launchSettingsOf(values, scormVersion === '1.2');
+    const launchSettings = launchSettingsOf(values, standardVersion(version.learningStandard) ?? undefined);
+    const timeLimit = claims.tracking ? launchSettings.exit.timeLimit : undefined;
+    if (timeLimit && (await this.timeSpent(inst)) >= timeLimit) {
+      throw new PlayerError(403, 'The time for this course has run out', `This course may be taken for ${Math.round(timeLimit / 60)} minutes in all, and that time has been spent.`);
+    }
     const statements = claims.tracking && launchSettings.statements && version.learningStandard !== 'XAPI';
     const node = findActivity(inst.activityDetails, launchable.id);
     const baseSeconds = trackedSeconds(node?.timeTracked);
@@ -865,12 +871,33 @@ export class PlayerService {
       launchType: await this.launchTypeOf(session, version),
       client: s.client ?? DEFAULT_CLIENT_SETTINGS,
       ...(s.exit ? { exit: s.exit } : {}),
+      // PlayerTimeLimit: what is left of the course's time, now.
+      ...(s.exit?.timeLimit && s.tracking && inst ? { timeLeft: Math.max(0, s.exit.timeLimit - (await this.timeSpent(inst, session.launchHistoryId))) } : {}),
       ui: s.ui ?? DEFAULT_PLAYER_UI,
       ...(inst?.activityDetails ? { progress: progressOf(inst.activityDetails) } : {}),
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
       ...(engine && def ? { seq: { nav: navOf(engine, s.ui?.lookahead), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
     };
+  }
+
+  /**
+   * PlayerTimeLimit: the seconds the registration instance has spent in the course: each launch counts the time the
+   * SCOs reported for it or the time it was open (launch to exit or last save), whichever is more (a SCO that never
+   * reports session time still spends the learner's time); the tracked time when more (launch history expired).
+   * `current`: the launch being opened, not counted.
+   */
+  private async timeSpent(inst: RegistrationInstanceEntity, current?: string | null): Promise<number> {
+    const launches = await this.dataSource.getRepository(LaunchHistoryEntity).find({
+      where: { appId: inst.appId, registrationId: inst.registrationId, instance: inst.instance },
+      select: { id: true, launchTime: true, exitTime: true, lastRuntimeUpdate: true, totalSeconds: true },
+    });
+    const open = launches.filter((l) => l.id !== current).reduce((sum, l) => {
+      const end = l.exitTime ?? l.lastRuntimeUpdate;
+      const wall = end ? Math.max(0, (end.getTime() - l.launchTime.getTime()) / 1000) : 0;
+      return sum + Math.max(l.totalSeconds ?? 0, wall);
+    }, 0);
+    return Math.max(open, trackedSeconds(inst.activityDetails?.timeTracked));
   }
 
   /**
