@@ -62,7 +62,7 @@ describe('player: launch links, the SCORM runtime in a real browser, commits, pr
     expect(leaf).toMatchObject({ id: 'sco-1', activityCompletion: 'COMPLETED', activitySuccess: 'PASSED', score: { scaled: 0.85 }, attempts: 1, timeTracked: '0000:01:30' });
     expect(leaf.runtime).toMatchObject({ completionStatus: 'completed', runtimeSuccessStatus: 'PASSED', scoreRaw: '85', scoreMax: '100', scoreScaled: '0.85', totalTime: '0000:01:30' });
     const withInteractions = (await call(`${s.api}/registrations/r12?includeRuntime=true&includeChildResults=true&includeInteractionsAndObjectives=true`, { auth: app })).body;
-    expect(withInteractions.activityDetails.children[0].runtime.runtimeInteractions[0]).toMatchObject({ id: 'q1', type: 'choice', result: 'correct' });
+    expect(withInteractions.activityDetails.children[0].runtime.runtimeInteractions[0]).toMatchObject({ id: 'q1', type: 'Choice', result: 'correct' });
     const history = (await call(`${s.api}/registrations/r12/launchHistory`, { auth: app })).body.launchHistory;
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ completionStatus: 'COMPLETED', successStatus: 'PASSED', totalSecondsTracked: 90, score: { scaled: 0.85 } });

@@ -95,9 +95,10 @@ describe('AICC over HACP: launch parameters, GetParam/PutParam/ExitAU, results t
     expect(leaf).toMatchObject({ id: 'A1', activityCompletion: 'COMPLETED', activitySuccess: 'PASSED', attempts: 1, suspended: false, timeTracked: '0000:01:30' });
     expect(leaf.runtime).toMatchObject({ completionStatus: 'completed', runtimeSuccessStatus: 'PASSED', location: 'end', scoreRaw: '85', scoreMax: '100', scoreMin: '0', suspendData: 'viewed=1,2,3' });
     expect(leaf.runtime.runtimeInteractions).toHaveLength(2);
-    expect(leaf.runtime.runtimeInteractions[0]).toMatchObject({ id: 'q1', type: 'choice', result: 'correct', student_response: 'a', latency: '00:00:05' });
-    expect(leaf.runtime.runtimeInteractions[1]).toMatchObject({ id: 'q2', type: 'true-false', result: 'wrong' });
-    expect(leaf.runtime.runtimeObjectives[0]).toMatchObject({ id: 'obj-1', status: 'passed', 'score.raw': '90' });
+    // Reported under the schema's names: type Choice, learnerResponse, SCORM 1.2's "wrong" as "incorrect".
+    expect(leaf.runtime.runtimeInteractions[0]).toMatchObject({ id: 'q1', type: 'Choice', result: 'correct', learnerResponse: 'a', latency: '00:00:05' });
+    expect(leaf.runtime.runtimeInteractions[1]).toMatchObject({ id: 'q2', type: 'TrueFalse', result: 'incorrect' });
+    expect(leaf.runtime.runtimeObjectives[0]).toMatchObject({ id: 'obj-1', runtimeObjectiveSuccessStatus: 'PASSED', runtimeObjectiveCompletionStatus: 'COMPLETED', scoreRaw: '90' });
     const history = (await call(`${s.api}/registrations/r-hacp/launchHistory`, { auth: app })).body.launchHistory;
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({ completionStatus: 'COMPLETED', successStatus: 'PASSED', totalSecondsTracked: 90 });

@@ -179,7 +179,9 @@ describe('registrations: initialRegistrationState is checked against Registratio
               scoreRaw: '25',
               // Left null: the fresh tree's value stays.
               timeTracked: '0000:00:00',
-              runtimeInteractions: [{ id: 'q1', type: 'choice', learner_response: 'a', correctResponses: ['a', 'b'] }],
+              // Reported under the schema's names (RuntimeInteractionSchema, RuntimeObjectiveSchema).
+              runtimeInteractions: [{ id: 'q1', type: 'Choice', learnerResponse: 'a', correctResponses: ['a', 'b'], objectives: [] }],
+              runtimeObjectives: [{ id: 'o1', scoreScaled: '0.5', runtimeObjectiveSuccessStatus: 'PASSED', runtimeObjectiveCompletionStatus: 'NOT_ATTEMPTED' }],
             },
           },
         ],

@@ -1,3 +1,4 @@
+import { runtimeInteractionOf, runtimeObjectiveOf } from './runtime-records';
 import type { CourseActivity } from '../courses/packages/package-types';
 
 export const COMPLETION = ['UNKNOWN', 'COMPLETED', 'INCOMPLETE'] as const;
@@ -131,6 +132,13 @@ export function shapeActivityTree(node: ActivityResult, flags: IncludeFlags): Ac
   else if (!flags.includeInteractionsAndObjectives) {
     const { runtimeInteractions: _i, runtimeObjectives: _o, ...rest } = node.runtime;
     out.runtime = rest;
+  } else {
+    // The content's records under the schema's names (RuntimeInteractionSchema, RuntimeObjectiveSchema).
+    out.runtime = {
+      ...node.runtime,
+      runtimeInteractions: (node.runtime.runtimeInteractions ?? []).map(runtimeInteractionOf),
+      runtimeObjectives: (node.runtime.runtimeObjectives ?? []).map(runtimeObjectiveOf),
+    };
   }
   return out;
 }
