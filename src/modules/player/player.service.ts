@@ -43,7 +43,7 @@ import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionT
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { type NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
-import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, EXPLICIT_CLIENT_SETTING_IDS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -360,7 +360,9 @@ export class PlayerService {
     // The effective settings the session's commits need, read once here (one query), not on every commit.
     const settingTarget: SettingTarget = { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) };
     const values = await this.settings.effective(claims.app, settingTarget, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
-    const ui = playerUiOf(await this.settings.explicit(claims.app, settingTarget, PLAYER_UI_SETTING_IDS));
+    // The settings that change the page only when set somewhere (the UI's and PlayerValidateInteractionResponses), one query.
+    const explicit = await this.settings.explicit(claims.app, settingTarget, [...PLAYER_UI_SETTING_IDS, ...EXPLICIT_CLIENT_SETTING_IDS]);
+    const ui = playerUiOf(explicit);
     const tracked = trackingRulesOf(values);
     // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
     const sequenced = isSequenced(version);
@@ -459,7 +461,7 @@ export class PlayerService {
       ...(resetRuntime ? { resetRuntime } : {}),
       ...(noCredit ? { noCredit: true as const } : {}),
       tracked,
-      client: clientSettingsOf(scormVersion, values),
+      client: clientSettingsOf(scormVersion, values, explicit),
       ui,
       postbacks: this.postbacks.hasTarget(reg, values),
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
