@@ -91,6 +91,33 @@ describe('player: tracking, data model and communication settings (issue #17)', 
     };
     await importCourse(s.api, app, 'suspend12', zip('suspend12', await suspend('1.2')));
     await importCourse(s.api, app, 'suspend2004', zip('suspend2004', await suspend('2004')));
+    // Interaction responses: SetValue's answer and error for each, then the stored value; finishes.
+    const responses = (version: '1.2' | '2004') => {
+      const v12 = version === '1.2';
+      const [set, err] = v12 ? ['LMSSetValue', 'LMSGetLastError'] : ['SetValue', 'GetLastError'];
+      return scoPackage(
+        version,
+        `API.${v12 ? 'LMSInitialize' : 'Initialize'}('');
+         var r = {};
+         function put(k, v) { var ok = API.${set}(k, v); return ok + ' ' + API.${err}(); }
+         function item(n, type) { API.${set}('cmi.interactions.' + n + '.id', 'q' + n); API.${set}('cmi.interactions.' + n + '.type', type); }
+         ${
+           v12
+             ? `item(0, 'choice'); r.freeChoice = put('cmi.interactions.0.student_response', 'The UN'); r.freePattern = put('cmi.interactions.0.correct_responses.0.pattern', 'USGA and Royal and Ancient');
+                item(1, 'choice'); r.choice = put('cmi.interactions.1.student_response', 'a,c'); r.pattern = put('cmi.interactions.1.correct_responses.0.pattern', '{a,c}');
+                item(2, 'true-false'); r.trueFalse = put('cmi.interactions.2.student_response', 'true');
+                item(3, 'fill-in'); r.lines = put('cmi.interactions.3.student_response', 'line one\\nline two');`
+             : `item(0, 'numeric'); r.freeNumeric = put('cmi.interactions.0.learner_response', 'about eighteen'); r.freePattern = put('cmi.interactions.0.correct_responses.0.pattern', 'eighteen');
+                r.stored = API.GetValue('cmi.interactions.0.learner_response');
+                item(1, 'numeric'); r.numeric = put('cmi.interactions.1.learner_response', '18');`
+         }
+         API.${v12 ? 'LMSSetValue' : 'SetValue'}('cmi.${v12 ? 'core.lesson_status' : 'completion_status'}', 'completed');
+         API.${v12 ? 'LMSFinish' : 'Terminate'}('');
+         document.getElementById('state').setAttribute('data-info', JSON.stringify(r));`,
+      );
+    };
+    await importCourse(s.api, app, 'responses12', zip('responses12', await responses('1.2')));
+    await importCourse(s.api, app, 'responses2004', zip('responses2004', await responses('2004')));
     // Sets a location once and keeps running; finishes when asked (window.finish).
     await importCourse(s.api, app, 'idle12', zip('idle12', await scoPackage('1.2', `API.LMSInitialize(''); API.LMSSetValue('cmi.core.lesson_location', 'page-1'); window.finish = function () { API.LMSFinish(''); };`)));
   });
@@ -229,6 +256,35 @@ describe('player: tracking, data model and communication settings (issue #17)', 
     expect(free.info).toEqual({ long: 'true', longError: '0', fits: 'true', fitsError: '0', stored: 100 });
     await free.page.close();
   }, 60_000);
+
+  it('PlayerValidateInteractionResponses: YES checks SCORM 1.2 responses against the format of their type (405), NO takes free text in SCORM 1.2 and 2004; set nowhere, as before', async () => {
+    const ok = 'true 0';
+    const cases: Array<[string, string, Record<string, string>, Record<string, string>]> = [
+      ['responses12', 'resp12-default', {}, { freeChoice: ok, freePattern: ok, choice: ok, pattern: ok, trueFalse: ok, lines: 'false 405' }],
+      ['responses12', 'resp12-yes', { PlayerValidateInteractionResponses: 'YES' }, { freeChoice: 'false 405', freePattern: 'false 405', choice: ok, pattern: ok, trueFalse: 'false 405', lines: ok }],
+      ['responses12', 'resp12-no', { PlayerValidateInteractionResponses: 'NO' }, { freeChoice: ok, freePattern: ok, choice: ok, pattern: ok, trueFalse: ok, lines: ok }],
+      ['responses2004', 'resp2004-default', {}, { freeNumeric: 'false 406', freePattern: 'false 406', stored: '', numeric: ok }],
+      ['responses2004', 'resp2004-no', { PlayerValidateInteractionResponses: 'NO' }, { freeNumeric: ok, freePattern: ok, stored: 'about eighteen', numeric: ok }],
+    ];
+    for (const [course, reg, settings, expected] of cases) {
+      await registrations(course, { [reg]: settings });
+      const { page, info } = await run(reg);
+      expect([reg, info]).toEqual([reg, expected]);
+      await page.close();
+    }
+    // What the API reports of the interactions: the responses as the SCO gave them, where they were taken.
+    const interactions = async (reg: string) => {
+      const p = await waitFor(() => call(`${s.api}/registrations/${reg}?includeRuntime=true&includeChildResults=true&includeInteractionsAndObjectives=true`, { auth: app }), (r) => r.body.registrationCompletion === 'COMPLETED');
+      return (p.body as { activityDetails: { children: Array<{ runtime: { runtimeInteractions: Array<Record<string, string>> } }> } }).activityDetails.children[0].runtime.runtimeInteractions;
+    };
+    const no12 = await interactions('resp12-no');
+    expect([no12[0].student_response, no12[0]['correct_responses.0.pattern'], no12[3].student_response]).toEqual(['The UN', 'USGA and Royal and Ancient', 'line one\nline two']);
+    const yes12 = await interactions('resp12-yes');
+    expect([yes12[0].id, yes12[0].student_response, yes12[1].student_response, yes12[3].student_response]).toEqual(['q0', undefined, 'a,c', 'line one\nline two']);
+    const no2004 = await interactions('resp2004-no');
+    expect([no2004[0].learner_response, no2004[0]['correct_responses.0.pattern']]).toEqual(['about eighteen', 'eighteen']);
+    expect((await interactions('resp2004-default'))[0].learner_response).toBeUndefined();
+  }, 90_000);
 
   it('PlayerCommCommitFrequency: a change is committed that long after it (default 10 s: not yet after 3 s)', async () => {
     await registrations('idle12', { 'freq-default': {}, 'freq-1s': { PlayerCommCommitFrequency: '1000' } });

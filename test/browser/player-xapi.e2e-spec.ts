@@ -108,6 +108,72 @@ describe('player: xAPI (TinCan) courses in a real browser', () => {
     await page.close();
   });
 
+  it('TinCanInteractionsEnabled: answered statements of the learner about cmi.interaction activities become the runtime interactions GetRegistrationProgress reports; false: none', async () => {
+    /** The content answers two questions (the first one twice) and completes the course. */
+    const answerAndComplete = async (registrationId: string, settings: Record<string, string>) => {
+      const { page, launch, run } = await decodingContent(registrationId);
+      if (Object.keys(settings).length) {
+        const r = await call(`${s.api}/registrations/${registrationId}/configuration`, { method: 'POST', auth: app, json: { settings: Object.entries(settings).map(([settingId, value]) => ({ settingId, value })) } });
+        expect(r.status).toBe(204);
+      }
+      const actor = JSON.parse(launch.actor) as unknown;
+      const context = { registration: launch.registration, contextActivities: { parent: [{ id: launch.activity_id }] } };
+      const answered = { id: 'http://adlnet.gov/expapi/verbs/answered', display: { 'en-US': 'answered' } };
+      const question = (n: number, interactionType: string, text: string, correct: string) => ({
+        objectType: 'Activity',
+        id: `${launch.activity_id}/questions/q${n}`,
+        definition: { type: 'http://adlnet.gov/expapi/activities/cmi.interaction', description: { 'en-US': text }, interactionType, correctResponsesPattern: [correct] },
+      });
+      const q1 = question(1, 'choice', 'The rules of golf are maintained by:', 'USGA');
+      const q2 = question(2, 'numeric', 'A typical golf course has ____ holes', '18[:]18');
+      const statements = [
+        { actor, verb: answered, object: q1, result: { response: 'PGA', success: false, duration: 'PT4S' }, context, timestamp: '2026-01-05T10:00:01.000Z' },
+        { actor, verb: answered, object: q2, result: { response: '17', success: false, duration: 'PT9S' }, context, timestamp: '2026-01-05T10:00:03.000Z' },
+        { actor, verb: answered, object: q1, result: { response: 'USGA', success: true, duration: 'PT12S' }, context, timestamp: '2026-01-05T10:00:05.000Z' },
+        { actor, verb: { id: 'http://adlnet.gov/expapi/verbs/completed', display: { 'en-US': 'completed' } }, object: { objectType: 'Activity', id: launch.activity_id }, context, timestamp: '2026-01-05T10:00:06.000Z' },
+      ];
+      expect(await run([['POST', 'statements', statements]])).toEqual([200]);
+      await waitFor(() => progress(registrationId), (v) => v.registrationCompletion === 'COMPLETED');
+      await page.close();
+      return launch.activity_id;
+    };
+    const read = async (registrationId: string, query: string) => (await call(`${s.api}/registrations/${registrationId}?${query}`, { auth: app })) as { status: number; body: { registrationCompletion: string; activityDetails: { runtime?: { runtimeInteractions?: unknown[] } } } };
+
+    const course = await answerAndComplete('rt-interactions', {});
+    const full = await read('rt-interactions', 'includeRuntime=true&includeInteractionsAndObjectives=true');
+    expect(full.status).toBe(200);
+    expect(full.body.activityDetails.runtime?.runtimeInteractions).toEqual([
+      {
+        id: `${course}/questions/q1`,
+        type: 'Choice',
+        description: 'The rules of golf are maintained by:',
+        timestamp: '2026-01-05T10:00:05.000Z',
+        timestampUtc: '2026-01-05T10:00:05.000Z',
+        correctResponses: ['USGA'],
+        learnerResponse: 'USGA',
+        result: 'correct',
+        latency: 'PT12S',
+      },
+      {
+        id: `${course}/questions/q2`,
+        type: 'Numeric',
+        description: 'A typical golf course has ____ holes',
+        timestamp: '2026-01-05T10:00:03.000Z',
+        timestampUtc: '2026-01-05T10:00:03.000Z',
+        correctResponses: ['18[:]18'],
+        learnerResponse: '17',
+        result: 'incorrect',
+        latency: 'PT9S',
+      },
+    ]);
+    // Without includeInteractionsAndObjectives the runtime leaves them out.
+    expect((await read('rt-interactions', 'includeRuntime=true')).body.activityDetails.runtime?.runtimeInteractions).toBeUndefined();
+
+    await answerAndComplete('rt-interactions-off', { TinCanInteractionsEnabled: 'false' });
+    const off = await read('rt-interactions-off', 'includeRuntime=true&includeInteractionsAndObjectives=true');
+    expect([off.body.registrationCompletion, off.body.activityDetails.runtime?.runtimeInteractions ?? []]).toEqual(['COMPLETED', []]);
+  });
+
   it('the launch credential keeps the content’s own data (activity profiles of its course, its learner’s agent profile) and nothing beyond', async () => {
     const { page, launch, run } = await decodingContent('rt-documents');
     const agent = encodeURIComponent(launch.actor);

@@ -2,6 +2,7 @@ import { isAbsoluteUrl } from '../courses/packages/package-paths';
 import { escapeHtml } from './player-errors';
 import { playerStrings } from './player-strings';
 import type { PlayerPageModel } from './player.service';
+import { SCORM12_RESPONSE_FORMATS } from './tracking-rules';
 
 /** JSON inside a <script> element: nothing in it may close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
@@ -54,6 +55,8 @@ export function playerPage(model: PlayerPageModel): string {
     finishCommit: model.client.finishImmediateCommit,
     suspendMax: model.client.suspendDataMaxLength,
     beacon: model.client.sendBeacon,
+    // PlayerValidateInteractionResponses when set: SCORM 1.2 responses checked against these formats, or free text.
+    responses: model.client.validateResponses === undefined ? null : model.client.validateResponses ? (model.version === '1.2' ? SCORM12_RESPONSE_FORMATS : null) : 'free',
     exit: model.exit ?? null,
     timeLeft: typeof model.timeLeft === 'number' ? model.timeLeft : null,
     nav: multi ? model.nav : null,
@@ -354,9 +357,48 @@ export const PLAYER_SCRIPT = String.raw`(function () {
     if (cfg.version !== '1.2') a.on('SetValue.adl.nav.request', function (el, value) { if (a === api) navRequest = String(value); });
     if (window.lcdsPlayer) window.lcdsPlayer.api = a;
     setValid(a);
+    ruleResponses(a);
     captureCalls(a);
     limitSuspendData(a);
     return a;
+  }
+  /**
+   * PlayerValidateInteractionResponses. YES (SCORM 1.2): once the interaction's type is set, a student_response or
+   * correct_responses pattern is taken if and only if it has the type's format (SCORM12_RESPONSE_FORMATS), else
+   * refused with 405 (SCORM 2004: scorm-again's own checks, unchanged). NO: responses and patterns are free text; what
+   * scorm-again refuses for its format (SCORM 1.2: a line break; 2004: the type's format or number of parts, error 406
+   * or 351) is stored as given. Other errors stay (not initialized, an interaction without id or type in SCORM 2004,
+   * a duplicate pattern).
+   */
+  function ruleResponses(a) {
+    var rule = cfg.responses;
+    if (!rule) return;
+    var v12 = cfg.version === '1.2', name = v12 ? 'LMSSetValue' : 'SetValue', set = a[name];
+    var element = v12 ? /^cmi\.interactions\.(\d+)\.(student_response|correct_responses\.(\d+)\.pattern)$/ : /^cmi\.interactions\.(\d+)\.(learner_response|correct_responses\.(\d+)\.pattern)$/;
+    // SCORM 2004's patterns are checked as their entry is made: free text skips the format check only.
+    if (rule === 'free' && !v12 && a._responseValidator) a._responseValidator.checkValidResponseType = function () {};
+    function interaction(n) { return a.cmi && a.cmi.interactions && a.cmi.interactions.childArray[Number(n)]; }
+    a[name] = function (el, value) {
+      var m = element.exec(String(el)), live = a.isInitialized() && !a.isTerminated();
+      if (!m || !live) return set.apply(a, arguments);
+      var item = interaction(m[1]);
+      if (rule !== 'free') {
+        // The type's format decides (scorm-again's own check, which refuses a line break in any text, does not).
+        var format = item && item._type ? rule[item._type] : null;
+        if (!format) return set.apply(a, arguments);
+        if (!new RegExp(format).test(String(value))) { a.lastErrorCode = '405'; return 'false'; }
+      }
+      var result = set.apply(a, arguments), code = String(a.lastErrorCode);
+      if (result === 'true' || (code !== '405' && code !== '406' && code !== '351')) return result;
+      item = interaction(m[1]);
+      if (!item || (!v12 && (!item._type || !item._id))) return result;
+      var target = m[3] === undefined ? item : item.correct_responses && item.correct_responses.childArray[Number(m[3])];
+      if (!target) return result;
+      target[m[3] === undefined ? (v12 ? '_student_response' : '_learner_response') : '_pattern'] = String(value);
+      a.lastErrorCode = '0';
+      if (a.settings.autocommit) a.scheduleCommit(a.settings.autocommitSeconds * 1000, v12 ? 'LMSCommit' : 'Commit');
+      return 'true';
+    };
   }
   /**
    * PlayerSuspendDataMaxLength: a longer cmi.suspend_data is refused, as a value the element cannot hold (SCORM 1.2:

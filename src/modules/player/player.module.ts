@@ -40,7 +40,7 @@ export class PlayerModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.launchLinks.register((req) => this.player.issueLink(req));
-    this.xapiProgress.register((appId, registration, statements) => this.player.applyXapiResults(appId, registration, statements));
+    this.xapiProgress.register((appId, registration, statements, interactions) => this.player.applyXapiResults(appId, registration, statements, interactions));
     this.registrations.registerInstanceInitializer((inst, version, now) => this.cmi5.initialProgress(inst, version, now));
     this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.player.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
   }

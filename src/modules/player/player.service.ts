@@ -26,7 +26,7 @@ import { LrsLaunchTokens } from '../xapi/lrs/lrs-launch-tokens';
 import { xapiLaunchQuery, xapiLearnerActor } from './xapi-launch';
 import { type LaunchMode, type NewlySatisfied, rollUpCmi5 } from './cmi5-launch';
 import { ausOf, Cmi5Runtime, type InstanceKey } from './cmi5-runtime';
-import { applyXapiResults, XapiResultStatement } from './xapi-progress';
+import { applyXapiInteractions, applyXapiResults, type XapiInteractionStatement, XapiResultStatement } from './xapi-progress';
 import { agentKey } from '../xapi/lrs/statement-keys';
 import { languageElement, learnerPreferenceCmi, learnerPreferenceOf } from './learner-preference';
 import { CommitStore } from './commit-store';
@@ -43,7 +43,7 @@ import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionT
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { type NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
-import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, EXPLICIT_CLIENT_SETTING_IDS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -362,7 +362,9 @@ export class PlayerService {
     // The effective settings the session's commits need, read once here (one query), not on every commit.
     const settingTarget: SettingTarget = { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) };
     const values = await this.settings.effective(claims.app, settingTarget, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
-    const ui = playerUiOf(await this.settings.explicit(claims.app, settingTarget, PLAYER_UI_SETTING_IDS));
+    // The settings that change the page only when set somewhere (the UI's and PlayerValidateInteractionResponses), one query.
+    const explicit = await this.settings.explicit(claims.app, settingTarget, [...PLAYER_UI_SETTING_IDS, ...EXPLICIT_CLIENT_SETTING_IDS]);
+    const ui = playerUiOf(explicit);
     const tracked = trackingRulesOf(values);
     // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
     const sequenced = isSequenced(version);
@@ -465,7 +467,7 @@ export class PlayerService {
       ...(resetRuntime ? { resetRuntime } : {}),
       ...(noCredit ? { noCredit: true as const } : {}),
       tracked,
-      client: clientSettingsOf(scormVersion, values),
+      client: clientSettingsOf(scormVersion, values, explicit),
       ui,
       postbacks: this.postbacks.hasTarget(reg, values),
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
@@ -1237,27 +1239,35 @@ export class PlayerService {
   }
 
   /**
-   * The progress of an xAPI registration from the result statements its content sent to the LRS (a job of
-   * XapiProgress): the latest instance's root activity, summary and latest launch history, stored like a commit (its
-   * commit_seq advances, so it orders with other updates), then a postback. Statements of registrations of other
-   * courses, or about other activities or actors, change nothing.
+   * The progress of an xAPI registration from the statements its content sent to the LRS (a job of XapiProgress):
+   * result statements set the root activity's status and score; with TinCanInteractionsEnabled (read as the
+   * statements are applied) the interactions they report become its runtime interactions. The latest instance's
+   * tree, summary and latest launch history are stored like a commit (its commit_seq advances, so it orders with
+   * other updates), then a postback. Statements of registrations of other courses, or about other activities or
+   * actors, change nothing.
    */
-  async applyXapiResults(appId: string, registration: string, statements: XapiResultStatement[]): Promise<unknown> {
+  async applyXapiResults(appId: string, registration: string, statements: XapiResultStatement[], interactions: XapiInteractionStatement[] = []): Promise<unknown> {
     const reg = await this.registrations.findOneBy({ appId, xapiRegistrationId: registration.toLowerCase() });
     if (!reg) return { skipped: 'no registration' };
     const actor = agentKey(xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: '' })) ?? '';
     let skipped: string | null = null;
-    const tree = await this.applyStatementProgress({ appId, registrationId: reg.id, instance: reg.latestInstance }, (root, version) => {
-      if (version.learningStandard !== 'XAPI') {
-        skipped = 'not an xAPI registration';
-        return false;
-      }
-      const applied = applyXapiResults(root, statements, { activityId: version.xapiActivityId ?? root.id, actor });
-      if (!applied) skipped = 'no statement about the course by its learner';
-      return applied;
-    });
+    const tree = await this.applyStatementProgress(
+      { appId, registrationId: reg.id, instance: reg.latestInstance },
+      (root, version, values) => {
+        if (version.learningStandard !== 'XAPI') {
+          skipped = 'not an xAPI registration';
+          return false;
+        }
+        const applied = applyXapiResults(root, statements, { activityId: version.xapiActivityId ?? root.id, actor });
+        const interacted = /^(yes|true)$/i.test(values.get('TinCanInteractionsEnabled') ?? 'true') && applyXapiInteractions(root, interactions, actor);
+        if (!applied && !interacted) skipped = 'no statement about the course by its learner';
+        return applied || (interacted ? { completedAt: null } : false);
+      },
+      undefined,
+      interactions.length ? ['TinCanInteractionsEnabled'] : [],
+    );
     if (!tree) return { skipped: skipped ?? 'not an xAPI registration' };
-    return { applied: statements.length, completion: tree.activityCompletion, success: tree.activitySuccess };
+    return { applied: statements.length, interactions: interactions.length, completion: tree.activityCompletion, success: tree.activitySuccess };
   }
 
   /**
@@ -1265,9 +1275,15 @@ export class PlayerService {
    * instance's tree (false: nothing to change), which is stored like a commit with the summary and a launch history
    * row, the launch's (`launchHistoryId`) or else the latest (commit_seq advances, so it orders with other updates;
    * retried when another update won), then a postback. The change's `seconds` (a cmi5 session's duration) add to the
-   * launch's time; `ended` (cmi5 terminated) sets its exit time. Returns the stored tree, or null when nothing changed.
+   * launch's time; `ended` (cmi5 terminated) sets its exit time. `settingIds`: settings the change reads (their
+   * effective values, read before it with the store's own). Returns the stored tree, or null when nothing changed.
    */
-  async applyStatementProgress(where: InstanceKey, change: (tree: ActivityResult, version: CourseVersionEntity) => StatementChange | false, launchHistoryId?: string | null): Promise<ActivityResult | null> {
+  async applyStatementProgress(
+    where: InstanceKey,
+    change: (tree: ActivityResult, version: CourseVersionEntity, values: ReadonlyMap<string, string>) => StatementChange | false,
+    launchHistoryId?: string | null,
+    settingIds: readonly string[] = [],
+  ): Promise<ActivityResult | null> {
     const { appId } = where;
     for (let attempt = 0; attempt < 5; attempt++) {
       const inst = await this.instances.findOneBy(where);
@@ -1275,9 +1291,13 @@ export class PlayerService {
       const version = inst && reg ? await this.versions.findOneBy({ appId, courseId: reg.courseId, version: inst.courseVersion }) : null;
       if (!inst?.activityDetails || !version) return null;
       const tree = inst.activityDetails;
-      const applied = change(tree, version);
+      const target: SettingTarget = { level: 'registrationInstance', registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) };
+      const read = (ids: readonly string[]) => this.settings.effective(appId, target, [...ids, 'UseStatementTimestampInRegistrationUpdates']);
+      // Settings the change needs are read first (one query); otherwise only once something changed.
+      const before = settingIds.length ? await read(settingIds) : null;
+      const applied = change(tree, version, before ?? new Map());
       if (!applied) return null;
-      const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
+      const values = before ?? (await read([]));
       const useTimestamp = values.get('UseStatementTimestampInRegistrationUpdates') !== 'false';
       const latest = await this.dataSource
         .getRepository(LaunchHistoryEntity)

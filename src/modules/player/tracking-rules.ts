@@ -26,6 +26,31 @@ export const TRACKING_SETTING_IDS = [
 /** The settings of the page's SCORM API and commits (read at launch with the others, kept in the session). */
 export const CLIENT_SETTING_IDS = ['PlayerCommCommitFrequency', 'PlayerCommMaxFailedSubmissions', 'PlayerFinishCausesImmediateCommit', 'PlayerSuspendDataMaxLength', 'PreferSendBeacon'] as const;
 
+/**
+ * The page's settings that change nothing unless set somewhere on the fallback chain (read with the UI settings'
+ * explicit values): PlayerValidateInteractionResponses' catalogue default, YES, would refuse SCORM 1.2 responses
+ * that content sends today (choice answers longer than one character, "true" for a true-false question).
+ */
+export const EXPLICIT_CLIENT_SETTING_IDS = ['PlayerValidateInteractionResponses'] as const;
+
+/**
+ * SCORM 1.2 RTE 3.4.4 (CMIFeedback): the format of cmi.interactions.n.student_response and
+ * cmi.interactions.n.correct_responses.n.pattern for each interaction type (regular expression sources; the empty
+ * string, no response, is valid for every type). Types not listed (fill-in, performance) take any CMIString255.
+ */
+const ONE = '[0-9a-z]';
+const list = (item: string) => `${item}(,${item})*`;
+export const SCORM12_RESPONSE_FORMATS: Readonly<Record<string, string>> = {
+  'true-false': '^([01tf])?$',
+  choice: `^(${list(ONE)}|\\{${list(ONE)}\\})?$`,
+  'fill-in': '^[\\s\\S]{0,255}$',
+  numeric: '^(-?([0-9]+(\\.[0-9]*)?|\\.[0-9]+))?$',
+  likert: `^(${ONE})?$`,
+  matching: `^(${list(`${ONE}\\.${ONE}`)}|\\{${list(`${ONE}\\.${ONE}`)}\\})?$`,
+  performance: '^[\\s\\S]{0,255}$',
+  sequencing: `^(${list(ONE)})?$`,
+};
+
 export interface TrackingRules {
   /** SCORM 1.2/AICC: with a mastery score, the raw score decides passed/failed (and completed) whatever status the SCO set. */
   scoreOverridesStatus: boolean;
@@ -77,6 +102,12 @@ export interface PlayerClientSettings {
   suspendDataMaxLength: number | null;
   /** PreferSendBeacon: the commits of an unloading page go by navigator.sendBeacon (else fetch keepalive). */
   sendBeacon: boolean;
+  /**
+   * PlayerValidateInteractionResponses when set somewhere: true, SCORM 1.2 responses and correct response patterns
+   * are checked against their interaction type's format (SCORM 2004's always are); false, any text is taken (SCORM 1.2
+   * and 2004). Absent: SCORM 2004's are checked, SCORM 1.2's are not.
+   */
+  validateResponses?: boolean;
 }
 
 export const DEFAULT_CLIENT_SETTINGS: PlayerClientSettings = { commitSeconds: 10, maxFailedSubmissions: 2, finishImmediateCommit: true, suspendDataMaxLength: null, sendBeacon: false };
@@ -114,11 +145,16 @@ export function trackingRulesOf(values: ReadonlyMap<string, string>): TrackingRu
   };
 }
 
-/** The page's settings of a launch from the effective values of CLIENT_SETTING_IDS. */
-export function clientSettingsOf(version: ScormVersion, values: ReadonlyMap<string, string>): PlayerClientSettings {
+/**
+ * The page's settings of a launch from the effective values of CLIENT_SETTING_IDS and the values of
+ * EXPLICIT_CLIENT_SETTING_IDS set somewhere on the fallback chain.
+ */
+export function clientSettingsOf(version: ScormVersion, values: ReadonlyMap<string, string>, explicit: ReadonlyMap<string, string> = new Map()): PlayerClientSettings {
   const d = DEFAULT_CLIENT_SETTINGS;
   const max = values.has('PlayerSuspendDataMaxLength') ? whole(values, 'PlayerSuspendDataMaxLength', 0) : null;
+  const validate = explicit.get('PlayerValidateInteractionResponses');
   return {
+    ...(validate !== undefined ? { validateResponses: /^(yes|true)$/i.test(validate) } : {}),
     commitSeconds: whole(values, 'PlayerCommCommitFrequency', d.commitSeconds * 1000) / 1000,
     maxFailedSubmissions: whole(values, 'PlayerCommMaxFailedSubmissions', d.maxFailedSubmissions),
     finishImmediateCommit: yes(values, 'PlayerFinishCausesImmediateCommit', d.finishImmediateCommit),

@@ -1,9 +1,10 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { IsArray, IsNotEmpty, IsString } from 'class-validator';
+import { IsArray, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
 import type { ActivityResult } from '../registrations/registration-types';
 import { SCORM_PROFILE } from '../xapi/launch-statements/scorm-profile';
 import { CMI5_CATEGORY } from './cmi5-launch';
+import { MAX_COLLECTION_INDEX } from './scorm-runtime';
 import { agentKey, type Json, objectActivityId } from '../xapi/lrs/statement-keys';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
 
@@ -25,11 +26,29 @@ export interface XapiResultStatement {
   scaled?: number;
 }
 
+/** An interaction a statement about a cmi.interaction activity reports (TinCanInteractionsEnabled). */
+export interface XapiInteractionStatement {
+  /** agentKey of the actor. */
+  actor: string;
+  /** ms since the epoch (the statement's timestamp, or when it was stored). */
+  at: number;
+  /** RuntimeInteractionSchema: id, type, description, timestamp, timestampUtc, correctResponses, learnerResponse, result, latency. */
+  interaction: Record<string, string | string[]>;
+}
+
 export class XapiProgressPayload {
   @IsString() @IsNotEmpty() appId!: string;
   /** The statements' context.registration (a registration's xapiRegistrationId). */
   @IsString() @IsNotEmpty() registration!: string;
   @IsArray() statements!: XapiResultStatement[];
+  /** Absent in jobs queued before interactions were read. */
+  @IsOptional() @IsArray() interactions?: XapiInteractionStatement[];
+}
+
+/** What a batch of statements brings to the progress of one registration. */
+export interface XapiProgressStatements {
+  statements: XapiResultStatement[];
+  interactions: XapiInteractionStatement[];
 }
 
 export const XAPI_PROGRESS_QUEUE = defineQueue<XapiProgressPayload>({
@@ -50,23 +69,75 @@ const isRecordedElsewhere = (s: Record<string, Json>): boolean => {
   return Array.isArray(category) && category.some((c: Json) => c?.id === SCORM_PROFILE || c?.id === CMI5_CATEGORY);
 };
 
-/** The completed/passed/failed statements of a batch, grouped by registration (other statements change no progress). */
-export function resultStatementsOf(statements: ReadonlyArray<Record<string, Json>>): Map<string, XapiResultStatement[]> {
-  const out = new Map<string, XapiResultStatement[]>();
+export const CMI_INTERACTION = 'http://adlnet.gov/expapi/activities/cmi.interaction';
+
+/** xAPI interactionType → RuntimeInteractionSchema type. */
+const INTERACTION_TYPES: Record<string, string> = {
+  'true-false': 'TrueFalse',
+  choice: 'Choice',
+  'fill-in': 'FillIn',
+  'long-fill-in': 'LongFillIn',
+  likert: 'Likert',
+  matching: 'Matching',
+  performance: 'Performance',
+  sequencing: 'Sequencing',
+  numeric: 'Numeric',
+  other: 'Other',
+};
+
+/** A language map's text: en-US, else en, else its first entry. */
+const textOf = (map: Json): string | undefined => {
+  if (!map || typeof map !== 'object') return undefined;
+  const v: unknown = map['en-US'] ?? map.en ?? Object.values(map as Record<string, unknown>)[0];
+  return typeof v === 'string' ? v : undefined;
+};
+
+/** The interaction a statement about a cmi.interaction activity reports, in RuntimeInteractionSchema's names; null for other statements. */
+export function interactionOf(s: Record<string, Json>, at: number): Record<string, string | string[]> | null {
+  const id = objectActivityId(s);
+  const def = s.object?.definition;
+  if (id === null || def?.type !== CMI_INTERACTION) return null;
+  const out: Record<string, string | string[]> = { id };
+  const type = typeof def.interactionType === 'string' ? INTERACTION_TYPES[def.interactionType] : undefined;
+  if (type) out.type = type;
+  const description = textOf(def.description) ?? textOf(def.name);
+  if (description !== undefined) out.description = description;
+  if (typeof s.timestamp === 'string') out.timestamp = s.timestamp;
+  out.timestampUtc = new Date(at).toISOString();
+  if (Array.isArray(def.correctResponsesPattern)) out.correctResponses = (def.correctResponsesPattern as unknown[]).filter((p): p is string => typeof p === 'string');
+  const result = s.result;
+  if (typeof result?.response === 'string') out.learnerResponse = result.response;
+  if (typeof result?.success === 'boolean') out.result = result.success ? 'correct' : 'incorrect';
+  if (typeof result?.duration === 'string') out.latency = result.duration;
+  return out;
+}
+
+/**
+ * What a batch of statements brings to registrations' progress, by registration: the completed/passed/failed
+ * statements, and the interactions of statements about cmi.interaction activities (other statements change nothing).
+ */
+export function progressStatementsOf(statements: ReadonlyArray<Record<string, Json>>): Map<string, XapiProgressStatements> {
+  const out = new Map<string, XapiProgressStatements>();
   const now = Date.now();
   for (const s of statements) {
-    const verb = VERBS[typeof s.verb?.id === 'string' ? s.verb.id : ''];
     const registration = s.context?.registration;
-    if (!verb || typeof registration !== 'string' || isRecordedElsewhere(s)) continue;
+    if (typeof registration !== 'string' || isRecordedElsewhere(s)) continue;
+    const verb = VERBS[typeof s.verb?.id === 'string' ? s.verb.id : ''];
+    const timestamp = typeof s.timestamp === 'string' ? Date.parse(s.timestamp) : NaN;
+    const at = Number.isFinite(timestamp) ? timestamp : now;
+    const interaction = interactionOf(s, at);
+    if (!verb && !interaction) continue;
     const actor = agentKey(s.actor);
     const activityId = objectActivityId(s);
     if (actor === null || activityId === null) continue;
-    const timestamp = typeof s.timestamp === 'string' ? Date.parse(s.timestamp) : NaN;
-    const scaled = s.result?.score?.scaled;
     const key = registration.toLowerCase();
-    const list = out.get(key) ?? [];
-    list.push({ verb, actor, activityId, at: Number.isFinite(timestamp) ? timestamp : now, ...(typeof scaled === 'number' && Number.isFinite(scaled) ? { scaled } : {}) });
-    out.set(key, list);
+    const entry = out.get(key) ?? { statements: [], interactions: [] };
+    if (verb) {
+      const scaled = s.result?.score?.scaled;
+      entry.statements.push({ verb, actor, activityId, at, ...(typeof scaled === 'number' && Number.isFinite(scaled) ? { scaled } : {}) });
+    }
+    if (interaction) entry.interactions.push({ actor, at, interaction });
+    out.set(key, entry);
   }
   return out;
 }
@@ -96,13 +167,38 @@ export function applyXapiResults(root: ActivityResult, statements: readonly Xapi
   return { completedAt };
 }
 
-/** What applies the result statements of one registration (PlayerService.applyXapiResults). */
-export type XapiResultsApplier = (appId: string, registration: string, statements: XapiResultStatement[]) => Promise<unknown>;
+/**
+ * TinCanInteractionsEnabled: the interactions the learner's statements report become the runtime interactions of
+ * the course's activity (runtime.runtimeInteractions), one per interaction id: a later statement about the same
+ * interaction replaces what an earlier one reported, an older one arriving late changes nothing. Returns whether
+ * anything changed.
+ */
+export function applyXapiInteractions(root: ActivityResult, interactions: readonly XapiInteractionStatement[], actor: string): boolean {
+  const mine = interactions.filter((i) => i.actor === actor).sort((a, b) => a.at - b.at);
+  if (mine.length === 0) return false;
+  const list = [...(root.runtime?.runtimeInteractions ?? [])];
+  let changed = false;
+  for (const { interaction } of mine) {
+    const at = list.findIndex((r) => r.id === interaction.id);
+    const known = at >= 0 ? list[at].timestampUtc : undefined;
+    if (typeof known === 'string' && typeof interaction.timestampUtc === 'string' && known > interaction.timestampUtc) continue;
+    if (at >= 0) list[at] = interaction;
+    else if (list.length < MAX_COLLECTION_INDEX) list.push(interaction);
+    else continue;
+    changed = true;
+  }
+  if (changed) root.runtime = { ...(root.runtime ?? {}), runtimeInteractions: list };
+  return changed;
+}
+
+/** What applies the statements of one registration (PlayerService.applyXapiResults). */
+export type XapiResultsApplier = (appId: string, registration: string, statements: XapiResultStatement[], interactions: XapiInteractionStatement[]) => Promise<unknown>;
 
 /**
  * Progress of xAPI courses from the statements their content sends: the statement store tells this of stored
- * statements with a context.registration; result statements (completed, passed, failed) queue a job per registration
- * that updates the registration's progress, off the LRS's request path.
+ * statements with a context.registration; result statements (completed, passed, failed) and statements about
+ * cmi.interaction activities queue a job per registration that updates the registration's progress, off the LRS's
+ * request path.
  */
 @Injectable()
 export class XapiProgress implements OnModuleInit {
@@ -120,10 +216,10 @@ export class XapiProgress implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.jobs.register(XAPI_PROGRESS_QUEUE, (p) => (this.applier ? this.applier(p.appId, p.registration, p.statements) : Promise.resolve({ skipped: 'no applier' })));
+    this.jobs.register(XAPI_PROGRESS_QUEUE, (p) => (this.applier ? this.applier(p.appId, p.registration, p.statements, p.interactions ?? []) : Promise.resolve({ skipped: 'no applier' })));
     this.statements.onRegistrationStatements((appId, list) => {
-      for (const [registration, statements] of resultStatementsOf(list)) {
-        this.jobs.enqueue(XAPI_PROGRESS_QUEUE, { appId, registration, statements }, { appId }).catch((err: unknown) => {
+      for (const [registration, { statements, interactions }] of progressStatementsOf(list)) {
+        this.jobs.enqueue(XAPI_PROGRESS_QUEUE, { appId, registration, statements, ...(interactions.length ? { interactions } : {}) }, { appId }).catch((err: unknown) => {
           this.logger.error({ msg: 'xAPI progress not queued', appId, registration, err: err instanceof Error ? err.message : String(err) });
         });
       }

@@ -2,7 +2,7 @@
 import type { ActivityResult } from '../../../src/modules/registrations/registration-types';
 import type { SequencingDefinition } from '../../../src/modules/sequencing/sequencing-definition';
 import { activityStateOf, FlatCmi, ScormVersion } from '../../../src/modules/player/scorm-runtime';
-import { applyPretest, applyTrackingRules, changesState, clientSettingsOf, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TrackingRules, trackingRulesOf } from '../../../src/modules/player/tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, clientSettingsOf, DEFAULT_TRACKING_RULES, ruledCmi, SCORM12_RESPONSE_FORMATS, sequencingDefinitionFor, shareLearnerPreference, TrackingRules, trackingRulesOf } from '../../../src/modules/player/tracking-rules';
 
 const rules = (values: Record<string, string>): TrackingRules => trackingRulesOf(new Map(Object.entries(values)));
 /** "completion success score" of a commit under the rules. */
@@ -31,6 +31,33 @@ describe('trackingRulesOf / clientSettingsOf: effective values → rules', () =>
     expect(clientSettingsOf('2004', v({ PlayerSuspendDataMaxLength: '4096' })).suspendDataMaxLength).toBe(64000);
     expect(clientSettingsOf('2004', v({ PlayerSuspendDataMaxLength: '100' })).suspendDataMaxLength).toBe(100);
     expect(clientSettingsOf('2004', v({})).commitSeconds).toBe(10);
+  });
+});
+
+describe('PlayerValidateInteractionResponses', () => {
+  it('changes the page only when set somewhere on the fallback chain (its explicit value)', () => {
+    const v = (o: Record<string, string>) => new Map(Object.entries(o));
+    expect(clientSettingsOf('1.2', v({}), v({})).validateResponses).toBeUndefined();
+    expect(clientSettingsOf('1.2', v({}), v({ PlayerValidateInteractionResponses: 'YES' })).validateResponses).toBe(true);
+    expect(clientSettingsOf('2004', v({}), v({ PlayerValidateInteractionResponses: 'NO' })).validateResponses).toBe(false);
+  });
+
+  it('SCORM 1.2 formats (RTE 3.4.4 CMIFeedback) of each interaction type', () => {
+    const takes = (type: string, value: string) => new RegExp(SCORM12_RESPONSE_FORMATS[type]).test(value);
+    const cases: Array<[string, string[], string[]]> = [
+      ['true-false', ['0', '1', 't', 'f', ''], ['true', 'T', '2']],
+      ['choice', ['a', 'a,c,9', '{a,b}', ''], ['The UN', 'ab', 'a,', '{a,b', 'A']],
+      ['fill-in', ['any text, even\nover lines', 'x'.repeat(255)], ['x'.repeat(256)]],
+      ['numeric', ['18', '-1.5', '.5', '3.'], ['eighteen', '1e3', '--1']],
+      ['likert', ['3', 'z', ''], ['34', 'strongly agree']],
+      ['matching', ['1.a', '1.a,2.c', '{1.a,2.b}'], ['1-a', '1.ab', 'a']],
+      ['performance', ['step one; step two'], ['x'.repeat(256)]],
+      ['sequencing', ['a,b,c', 'c'], ['abc', 'a;b']],
+    ];
+    for (const [type, good, bad] of cases) {
+      expect([type, good.filter((g) => !takes(type, g))]).toEqual([type, []]);
+      expect([type, bad.filter((b) => takes(type, b))]).toEqual([type, []]);
+    }
   });
 });
 
