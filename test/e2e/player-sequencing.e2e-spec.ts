@@ -71,6 +71,63 @@ describe('player: SCORM 2004 sequencing over HTTP', () => {
     expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
   });
 
+  it('names of Object.prototype as activity ids are unknown activities (200 with the refusal or a 4xx), never a server error', async () => {
+    const player = await launch('sh');
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      for (const kind of ['choice', 'jump']) {
+        for (const check of [false, true]) {
+          const r = await post(`${player}nav`, { request: `{target=${name}}${kind}`, check });
+          expect([r.status, name, kind]).toEqual([200, name, kind]);
+          expect(r.body.error).toMatch(/not|no /i);
+        }
+      }
+      const activity = await post(`${player}activity`, { activityId: name });
+      expect(activity.status).toBeGreaterThanOrEqual(400);
+      expect(activity.status).toBeLessThan(500);
+      const commit = await post(`${player}commit`, { seq: 1, activityId: name, cmi: {} });
+      expect(commit.status).toBe(400);
+    }
+    // The session is unharmed: w still runs, and continue goes on to b.
+    expect((await post(`${player}nav`, { request: 'continue' })).body.launch.activityId).toBe('b');
+    expect((await post(`${player}nav`, { request: 'exitAll' })).body).toMatchObject({ ended: true });
+  });
+
+  it('a course whose items, objectives and shared objectives are named __proto__ and constructor plays and reports like any other', async () => {
+    const objectives = (id: string) =>
+      `<imsss:objectives><imsss:primaryObjective objectiveID="${id}"><imsss:mapInfo targetObjectiveID="${id}" writeSatisfiedStatus="true"/></imsss:primaryObjective></imsss:objectives>`;
+    const manifest = `<?xml version="1.0"?><manifest identifier="P" ${NS}>
+<metadata><schema>ADL SCORM</schema><schemaversion>2004 3rd Edition</schemaversion></metadata>
+<organizations default="ORG"><organization identifier="ORG"><title>Proto</title>
+${item('__proto__', objectives('__proto__'))}${item('constructor', objectives('constructor'))}
+<imsss:sequencing><imsss:controlMode choice="true" flow="true"/></imsss:sequencing></organization></organizations>
+<resources><resource identifier="R" type="webcontent" adlcp:scormType="sco" href="sco.html"><file href="sco.html"/></resource></resources></manifest>`;
+    await importCourse(s.api, app, 'proto04', { name: 'proto04.zip', data: await zipOf({ 'imsmanifest.xml': manifest, 'sco.html': '<html></html>' }), type: 'application/zip' });
+    const course = await call(`${s.api}/courses/proto04`, { auth: app });
+    expect(course.body.rootActivity.children.map((c: { itemIdentifier: string }) => c.itemIdentifier)).toEqual(['__proto__', 'constructor']);
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'proto', courseId: 'proto04', learner: { id: 'l-seq' } } })).status).toBe(204);
+    const player = await launch('proto');
+    for (const [seq, id] of [[1, '__proto__'], [2, 'constructor']] as const) {
+      const cmi = { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.objectives.0.id': id, 'cmi.objectives.0.success_status': 'passed', 'cmi.exit': 'normal' };
+      expect((await post(`${player}commit`, { seq, activityId: id, cmi, final: true })).status).toBe(200);
+      const next = await post(`${player}nav`, { request: 'continue' });
+      expect(next.status).toBe(200);
+      if (id === '__proto__') expect(next.body.launch.activityId).toBe('constructor');
+    }
+    const p = await call(`${s.api}/registrations/proto?includeChildResults=true`, { auth: app });
+    expect(p.body).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED' });
+    expect(p.body.activityDetails.children.map((c: { id: string; activityCompletion: string }) => [c.id, c.activityCompletion])).toEqual([
+      ['__proto__', 'COMPLETED'],
+      ['constructor', 'COMPLETED'],
+    ]);
+    expect(p.body.globalObjectives.map((g: { id: string; objectiveSuccess: string }) => [g.id, g.objectiveSuccess]).sort()).toEqual([
+      ['__proto__', 'PASSED'],
+      ['constructor', 'PASSED'],
+    ]);
+    // Nothing of it reached the objects of this process (the test server runs in it).
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(({} as Record<string, unknown>).satisfiedStatus).toBeUndefined();
+  });
+
   it('check: a request tried without running it (a bad check is a 400); PlayerForceDisableRootChoice refuses choosing the root', async () => {
     expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'root', courseId: 'shared04', learner: { id: 'l-seq' } } })).status).toBe(204);
     const set = await call(`${s.api}/registrations/root/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'PlayerForceDisableRootChoice', value: 'YES' }] } });

@@ -6,6 +6,7 @@
  */
 import { RollupProcess } from './rollup-process';
 import type { ActivityDefinition, ObjectiveDefinition, SequencingDefinition, SequencingRule } from './sequencing-definition';
+import { emptyRecord, recordOf } from './records';
 
 /** Objective progress information (plus the 4th edition completion/score data an objective carries). */
 export interface ObjectiveState {
@@ -63,8 +64,8 @@ export interface TrackingState {
 
 /** A copy of objectives by key (their values are flat). */
 export function cloneObjectives(objectives: Record<string, ObjectiveState>): Record<string, ObjectiveState> {
-  const out: Record<string, ObjectiveState> = {};
-  for (const k in objectives) out[k] = objectiveOf(objectives[k]);
+  const out = emptyRecord<ObjectiveState>();
+  for (const k of Object.keys(objectives)) out[k] = objectiveOf(objectives[k]);
   return out;
 }
 
@@ -74,8 +75,8 @@ export function cloneObjectives(objectives: Record<string, ObjectiveState>): Rec
  * changes the tracking.
  */
 export function cloneTrackingState(state: TrackingState): TrackingState {
-  const activities: Record<string, ActivityState> = {};
-  for (const id in state.activities) {
+  const activities = emptyRecord<ActivityState>();
+  for (const id of Object.keys(state.activities)) {
     const a = state.activities[id];
     activities[id] = { ...a, objectives: cloneObjectives(a.objectives), availableChildren: a.availableChildren.slice() };
   }
@@ -83,7 +84,7 @@ export function cloneTrackingState(state: TrackingState): TrackingState {
     ...state,
     activities,
     globalObjectives: cloneObjectives(state.globalObjectives),
-    ...(state.sharedData !== undefined ? { sharedData: { ...state.sharedData } } : {}),
+    ...(state.sharedData !== undefined ? { sharedData: recordOf(state.sharedData) } : {}),
   };
 }
 
@@ -92,8 +93,10 @@ export function cloneTrackingState(state: TrackingState): TrackingState {
  * (JSON leaves unknown fields out). The rest is already a fresh copy: restoring a stored state copies nothing twice.
  */
 export function ownTrackingState(state: TrackingState): TrackingState {
-  for (const id in state.activities) state.activities[id].objectives = cloneObjectives(state.activities[id].objectives);
+  state.activities = recordOf(state.activities);
+  for (const id of Object.keys(state.activities)) state.activities[id].objectives = cloneObjectives(state.activities[id].objectives);
   state.globalObjectives = cloneObjectives(state.globalObjectives ?? {});
+  if (state.sharedData !== undefined) state.sharedData = recordOf(state.sharedData);
   return state;
 }
 
@@ -124,7 +127,7 @@ function objectiveOf(o: ObjectiveState): ObjectiveState {
 export const objectiveKey = (o: ObjectiveDefinition): string => (o.primary && !o.id ? '#primary' : o.id);
 
 export function initialTrackingState(def: SequencingDefinition, seed: number): TrackingState {
-  const activities: Record<string, ActivityState> = {};
+  const activities = emptyRecord<ActivityState>();
   for (const id of def.order) {
     const a = def.activities[id];
     activities[id] = {
@@ -137,11 +140,11 @@ export function initialTrackingState(def: SequencingDefinition, seed: number): T
       attemptExperiencedDuration: 0,
       isActive: false,
       isSuspended: false,
-      objectives: Object.fromEntries(a.objectives.map((o) => [objectiveKey(o), emptyObjective()])),
+      objectives: recordOf(Object.fromEntries(a.objectives.map((o) => [objectiveKey(o), emptyObjective()]))),
       availableChildren: [...a.children],
     };
   }
-  return { activities, globalObjectives: {}, rng: seed >>> 0 || 1 };
+  return { activities, globalObjectives: emptyRecord(), rng: seed >>> 0 || 1 };
 }
 
 export class ActivityTree {
@@ -160,7 +163,7 @@ export class ActivityTree {
     return this.state.activities[id];
   }
   has(id: string): boolean {
-    return id in this.def.activities;
+    return Object.hasOwn(this.def.activities, id);
   }
   isLeaf(id: string): boolean {
     return this.a(id).children.length === 0;

@@ -5,6 +5,7 @@
  * extensions. Every element and attribute has the default the SN book's "Sequencing Definition Model" gives it.
  */
 import type { CourseActivity } from '../courses/packages/package-types';
+import { emptyRecord } from './records';
 
 export type RuleConditionType =
   | 'satisfied'
@@ -390,7 +391,7 @@ export function buildSequencingDefinition({ rootActivity, packageData }: Manifes
   const org = (packageData.organization ?? {}) as Record<string, unknown>;
   const items = (packageData.activities ?? {}) as Record<string, Record<string, unknown>>;
   const collection = packageData.sequencingCollection as Record<string, unknown> | undefined;
-  const activities: Record<string, ActivityDefinition> = {};
+  const activities = emptyRecord<ActivityDefinition>();
   const order: string[] = [];
   const walk = (a: CourseActivity, parent: string | undefined, isRoot: boolean): void => {
     const data = isRoot ? { completionThreshold: org.completionThreshold } : items[a.itemIdentifier];

@@ -10,6 +10,7 @@ import { buildSequencingDefinition, type ManifestSequencingData, type Sequencing
 import { SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
 import type { SequencingRequest } from './sequencing-requests';
+import { emptyRecord } from './records';
 
 export { SequencingException, type NavigationRequest, type NavigationRequestType };
 
@@ -131,10 +132,10 @@ export class SequencingEngine {
     const parsed = (typeof saved === 'string' ? JSON.parse(saved) : saved) as SerializedSequencingState;
     // Activities the stored state does not know (a changed course) start fresh; ones no longer in the course are dropped.
     // Every objective gets the engine's one shape (JSON leaves unknown fields out); a state given as an object is copied.
-    for (const id in parsed.state.activities) parsed.state.activities[id].availableChildren ??= [...(def.activities[id]?.children ?? [])];
+    for (const id of Object.keys(parsed.state.activities)) parsed.state.activities[id].availableChildren ??= [...(def.activities[id]?.children ?? [])];
     const state = typeof saved === 'string' ? ownTrackingState(parsed.state) : cloneTrackingState(parsed.state);
     let fresh: TrackingState | undefined;
-    const activities: Record<string, ActivityState> = {};
+    const activities = emptyRecord<ActivityState>();
     for (const id of def.order) activities[id] = state.activities[id] ?? (fresh ??= initialTrackingState(def, 1)).activities[id];
     const engine = new SequencingEngine(def, { ...state, activities });
     // A state stored before selection and randomization were drawn per attempt gets its clusters' next orders now.
@@ -337,8 +338,8 @@ export class SequencingEngine {
    */
   sharedDataOf(activityId: string): { maps: SharedDataMap[]; stores: Record<string, string> } {
     const maps = this.definition.activities[activityId]?.sharedData ?? [];
-    const all = this.tree.state.sharedData ?? {};
-    const stores = Object.fromEntries(maps.filter((m) => m.readSharedData && m.targetID in all).map((m) => [m.targetID, all[m.targetID]]));
+    const all = this.tree.state.sharedData ?? emptyRecord<string>();
+    const stores = Object.fromEntries(maps.filter((m) => m.readSharedData && Object.hasOwn(all, m.targetID)).map((m) => [m.targetID, all[m.targetID]]));
     return { maps, stores };
   }
 
@@ -348,7 +349,7 @@ export class SequencingEngine {
     for (const m of maps) {
       const v = stores[m.targetID];
       if (!m.writeSharedData || typeof v !== 'string' || v.length > SHARED_DATA_MAX) continue;
-      (this.tree.state.sharedData ??= {})[m.targetID] = v;
+      (this.tree.state.sharedData ??= emptyRecord())[m.targetID] = v;
     }
   }
 

@@ -5,6 +5,7 @@
  */
 import type { ActivityTree } from './activity-tree';
 import { fail } from './sequencing-exception';
+import { emptyRecord } from './records';
 
 export type SequencingRequest = 'start' | 'resumeAll' | 'continue' | 'previous' | 'choice' | 'jump' | 'exit' | 'retry';
 
@@ -115,7 +116,7 @@ export class SequencingRequests {
       this.retried = cur;
       // objectivesGlobalToSystem="false": the shared objectives belong to the attempt on the course, and a retry of
       // the root begins a new one (ADL test case RU-13d; see docs/sequencing.md).
-      if (cur === t.root && t.def.objectivesGlobalToSystem === false) t.state.globalObjectives = {};
+      if (cur === t.root && t.def.objectivesGlobalToSystem === false) t.state.globalObjectives = emptyRecord();
       const r = this.flow(cur, 'forward', true);
       if (!r.deliverable) return fail('SB.2.10-3', 'Nothing in the activity can be delivered');
       return { deliver: r.activity };

@@ -634,3 +634,27 @@ describe('engine state: copies, serialisation, valid requests', () => {
     expect(e.serializedText()).toBe(before);
   });
 });
+
+describe('identifiers that are names of Object.prototype (content data is never a prototype)', () => {
+  const NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+  const objectives = (id: string) =>
+    `<imsss:objectives><imsss:primaryObjective objectiveID="${id}" satisfiedByMeasure="false"><imsss:mapInfo targetObjectiveID="${id}" writeSatisfiedStatus="true"/></imsss:primaryObjective><imsss:objective objectiveID="x${id}"><imsss:mapInfo targetObjectiveID="${id}" readSatisfiedStatus="true"/></imsss:objective></imsss:objectives>`;
+  afterEach(() => {
+    // Nothing of an activity or objective may have landed on Object.prototype or Object.
+    for (const k of ['satisfiedStatus', 'progressStatus', 'measureStatus', 'availableChildren', 'children', 'objectives']) {
+      expect([k, Object.prototype.hasOwnProperty.call(Object.prototype, k), Object.prototype.hasOwnProperty.call(Object, k)]).toEqual([k, false, false]);
+    }
+  });
+
+  it.each(NAMES)('activities and objectives named %s are tracked, rolled up, serialised and restored like any other', async (name) => {
+    const e = await engineFromOrg(leaf(name, sequencing(objectives(name))) + leaf(`${name}2`) + flow);
+    expect(step(e, 'start')).toBe(name);
+    e.reportRuntime(name, { ...passed, objectives: [{ id: name, successStatus: 'passed' }] });
+    expect(e.validRequests().choice).toEqual([name, `${name}2`]);
+    const again = SequencingEngine.restore(e.definition, e.serializedText());
+    expect(again.status(name)).toMatchObject({ completion: 'completed', success: 'passed' });
+    expect(again.globalObjectives()[name]).toMatchObject({ satisfiedStatus: true });
+    expect(step(again, 'continue')).toBe(`${name}2`);
+    expect(again.navigate({ type: 'choice', target: 'valueOf' }).error).toBeDefined();
+  });
+});

@@ -205,7 +205,8 @@ export async function parseScorm(source: PackageSource, options: ParseOptions = 
   // ---- activity tree ----
   const usedIds = new Set<string>([orgId]);
   const launchables: LaunchableActivity[] = [];
-  const activities: Record<string, Record<string, unknown>> = {};
+  // Keyed by item identifiers: no prototype, so an item named `__proto__` or `constructor` is an item like any other.
+  const activities = Object.create(null) as Record<string, Record<string, unknown>>;
   const usedResources = new Set<string>();
 
   const buildItem = (item: XmlElement, orgLabel: string): CourseActivity => {
