@@ -132,6 +132,15 @@ describe('AICC over HACP: launch parameters, GetParam/PutParam/ExitAU, results t
     expect(log).toMatch(/ hacp FlyAway: error 1 \(Invalid Command\)\n/);
     expect(log).toMatch(/ hacp PutParam aicc_data="\[Core\]\\r\\nLesson_Status=sleeping": error 1 \(Invalid aicc_data: .*Lesson_Status "sleeping".*\)\n/);
     expect(log).not.toMatch(/GetParam/); // the bad session ids reach no launch
+    // Sections and keys named after Object.prototype are data like any other: they reach no object of the process.
+    for (const data of ['[__proto__]\r\npolluted=yes\r\n', '[Core]\r\n__proto__=yes\r\nconstructor=x\r\n', '[constructor]\r\nprototype=yes\r\n', '[Objectives_Status]\r\nJ_ID.1=__proto__\r\nJ_Status.1=passed\r\n']) {
+      expect(['0', '1']).toContain((await hacp(url, 'PutParam', sid, data)).error);
+      expect((await hacp(url, 'PutObjectives', sid, '"system_id","__proto__","constructor"\r\n"obj","a","b"\r\n')).error).toMatch(/^[0-9]+$/);
+    }
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.hasOwn(Object, 'prototype') && (Object as unknown as Record<string, unknown>).prototype === Object.prototype).toBe(true);
+    expect(await hacp(url, 'GetParam', sid)).toMatchObject({ error: '0' });
     // A preflight for XHR variants is answered for any origin.
     const pre = await fetch(url, { method: 'OPTIONS', headers: { origin: 'https://content.example.com', 'access-control-request-method': 'POST' } });
     expect(pre.status).toBe(204);

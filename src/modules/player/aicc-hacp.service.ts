@@ -1,3 +1,4 @@
+import { nullRecord } from '../courses/packages/aicc-parser';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -28,7 +29,7 @@ export interface HacpRequest {
 }
 
 export function hacpRequestOf(body: unknown): HacpRequest {
-  const form: Record<string, string> = {};
+  const form = nullRecord<string>();
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (typeof v === 'string') form[k.toLowerCase()] = v;
   }
