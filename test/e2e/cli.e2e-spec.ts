@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp } from '../../src/bootstrap';
@@ -21,9 +21,9 @@ interface CliResult {
 /** `npm test` builds first; a bare `npx jest test/e2e/cli` on a fresh checkout needs the build here. */
 function ensureBuilt(): void {
   if (existsSync(CLI)) return;
-  const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
   if (build.status !== 0 || !existsSync(CLI)) {
-    throw new Error(`npx nest build failed (exit ${build.status}):\n${build.stdout}\n${build.stderr}`);
+    throw new Error(`npm run build failed (exit ${build.status}):\n${build.stdout}\n${build.stderr}`);
   }
 }
 
@@ -107,6 +107,17 @@ describe('lcds CLI (built dist/cli.js, as the Docker image runs it)', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(normal.appId);
     expect(text.stdout).toContain('CLI management');
+  });
+
+  it('runs as the README writes it: `npx lcds apps list` in the checkout (dist/cli.js is the executable bin)', async () => {
+    expect(statSync(CLI).mode & 0o111).not.toBe(0);
+    const out = await new Promise<CliResult>((resolve) => {
+      const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, ...stack.env, LCDS_RUN_MIGRATIONS: 'false', npm_config_yes: 'true' };
+      execFile('npx', ['lcds', 'apps', 'list', '--json'], { cwd: ROOT, env: childEnv, timeout: 60_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout: String(stdout), stderr: String(stderr) });
+      });
+    });
+    expect(json<Array<{ appId: string }>>(out).map((a) => a.appId).sort()).toEqual([normal.appId, management.appId].sort());
   });
 
   let extraKey: string;
