@@ -30,7 +30,11 @@ export interface AppConfig {
   port: number;
   publicUrl: string;
   dataDir: string;
-  database: { kind: DatabaseKind; url: string; sqlitePath: string; runMigrations: boolean; poolSize: number };
+  /**
+   * sqliteSynchronous: SQLite's `synchronous` (FULL: an acknowledged transaction survives a power cut; NORMAL: faster,
+   * may lose the last ones), LCDS_SQLITE_SYNCHRONOUS.
+   */
+  database: { kind: DatabaseKind; url: string; sqlitePath: string; runMigrations: boolean; poolSize: number; sqliteSynchronous: 'FULL' | 'NORMAL' };
   redis: { url: string; prefix: string } | null;
   storage: StorageConfig;
   imports: { maxPackageBytes: number; maxExtractedBytes: number };
@@ -121,7 +125,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     sqlitePath: join(dataDir, 'lcds.sqlite'),
     runMigrations: bool('LCDS_RUN_MIGRATIONS', true),
     poolSize: int('DATABASE_POOL_SIZE', 10, 1, 500),
+    sqliteSynchronous: 'FULL',
   };
+  const synchronous = (read('LCDS_SQLITE_SYNCHRONOUS') ?? 'FULL').toUpperCase();
+  if (synchronous === 'FULL' || synchronous === 'NORMAL') database.sqliteSynchronous = synchronous;
+  else problems.push(`LCDS_SQLITE_SYNCHRONOUS=${synchronous} must be FULL (the default: acknowledged commits survive a power cut) or NORMAL`);
   if (databaseUrl !== undefined) {
     if (/^(mysql|mariadb):\/\//i.test(databaseUrl)) {
       try {

@@ -38,7 +38,8 @@ export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions
     enableWAL: true,
     prepareDatabase: (db: { pragma(sql: string): unknown }) => {
       db.pragma('busy_timeout = 5000');
-      db.pragma('synchronous = NORMAL');
+      // FULL by default: a commit the player or the LRS acknowledged survives a power cut (WAL with NORMAL may lose the last ones).
+      db.pragma(`synchronous = ${config.database.sqliteSynchronous}`);
       db.pragma('foreign_keys = ON');
     },
   };

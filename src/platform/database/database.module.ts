@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { dataSourceOptions } from './data-source-options';
 import { SystemStateEntity } from './system-state.entity';
+import { DatabaseDurabilityService } from './database-durability.service';
 import { MigrationsService } from './migrations.service';
 import { SystemStateService } from './system-state.service';
 
@@ -21,7 +22,7 @@ import { SystemStateService } from './system-state.service';
     }),
     TypeOrmModule.forFeature([SystemStateEntity]),
   ],
-  providers: [SystemStateService, MigrationsService],
-  exports: [SystemStateService],
+  providers: [SystemStateService, MigrationsService, DatabaseDurabilityService],
+  exports: [SystemStateService, DatabaseDurabilityService],
 })
 export class DatabaseModule {}
