@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { IsArray, IsNotEmpty, IsString } from 'class-validator';
 import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
 import type { ActivityResult } from '../registrations/registration-types';
-import { SCORM_PROFILE } from '../xapi/launch-statements/scorm-profile';
+import { SCORM_PROFILE } from './launch-statements/scorm-profile';
 import { CMI5_CATEGORY } from './cmi5-launch';
 import { agentKey, type Json, objectActivityId } from '../xapi/lrs/statement-keys';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
