@@ -96,7 +96,7 @@ export function applyXapiResults(root: ActivityResult, statements: readonly Xapi
   return { completedAt };
 }
 
-/** What applies the result statements of one registration (PlayerService.applyXapiResults). */
+/** What applies the result statements of one registration (PlayerXapi.applyXapiResults). */
 export type XapiResultsApplier = (appId: string, registration: string, statements: XapiResultStatement[]) => Promise<unknown>;
 
 /**
@@ -114,7 +114,7 @@ export class XapiProgress implements OnModuleInit {
     private readonly statements: XapiStatementsService,
   ) {}
 
-  /** The player registers what applies the statements (it owns the registrations' progress updates). */
+  /** The player registers what applies the statements (PlayerXapi: the progress is written through the registrations module). */
   register(applier: XapiResultsApplier): void {
     this.applier = applier;
   }
