@@ -2,7 +2,7 @@
  * Sequencing engine benchmark: the CPU the SCORM 2004 engine costs the player per commit that changes the tracking
  * state, with the lookahead the page needs (`navOf`: the valid navigation requests, choice targets included), on
  * generated courses of 50 and 200 activities (clusters of SCOs, flow-only/forwardOnly clusters mixed with choice
- * clusters). In-process, no service: per commit what `PlayerService.commit` does with the engine (restore the stored
+ * clusters). In-process, no service: per commit what `PlayerCommitService.commit` does with the engine (restore the stored
  * state, `reportRuntime`, serialize, `navOf`), timed with `process.cpuUsage()`; between commits the learner moves on
  * (Continue, or a table-of-contents choice in choice clusters).
  *
@@ -68,7 +68,7 @@ function walk(def: SequencingDefinition, samples: number[] | undefined): number 
   let state = serializeEngine(engine);
   let commits = 0;
   while (cur !== undefined) {
-    // What PlayerService.commit does with the engine, REPEAT times on the same stored state: the median is the
+    // What PlayerCommitService.commit does with the engine, REPEAT times on the same stored state: the median is the
     // commit's cost (a single timing on a shared machine also measures whatever interrupted it).
     const times: number[] = [];
     let next = state;

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { CommitStore } from '../../src/modules/player/commit-store';
+import { CommitStore } from '../../src/modules/registrations/commit-store';
 import { inHotTransaction } from '../../src/platform/database/hot-statement';
 import { isProductionStack } from '../support/test-stack';
 import { LaunchHistoryEntity } from '../../src/modules/registrations/entities/launch-history.entity';

@@ -14,7 +14,7 @@ import { CoursesService } from './courses.service';
 import { AssetPathQueryDto, AssetPolicyQueryDto, ImportAssetRequestDto } from './dto/asset.dto';
 import { PreviewLaunchLinkRequestDto } from './dto/preview-launch-link.dto';
 import { AssetUploadDto } from './dto/upload.dto';
-import { activityIdsOf, LaunchLinks, launchOptionsOf } from '../registrations/launch-links';
+import { activityIdsOf, LaunchLinks, launchOptionsOf } from '../player/launch-links';
 
 const CR = [Scope.Read, Scope.ReadCourse] as const;
 const CW = [Scope.WriteCourse, Scope.Write] as const;

@@ -12,16 +12,17 @@ import { CoursesService } from './courses.service';
 import { CourseEntity } from './entities/course.entity';
 import { CourseVersionEntity } from './entities/course-version.entity';
 // Launch links are issued by the player for registrations and course previews alike (see LaunchLinks).
-import { LaunchLinks } from '../registrations/launch-links';
+import { LaunchLinksModule } from '../player/launch-links.module';
 
 @Module({
   imports: [
     TypeOrmModule.forFeature([CourseEntity, CourseVersionEntity]),
+    LaunchLinksModule,
   ],
   // Import jobs first: `courses/importJobs/…` must not be taken for a course id.
   controllers: [CourseImportsController, CoursesController, CourseAssetsController],
-  providers: [CoursesService, CourseImportService, CoursePackageImporter, CourseAssetsService, CourseHooks, LaunchLinks],
-  exports: [CoursesService, CourseHooks, LaunchLinks],
+  providers: [CoursesService, CourseImportService, CoursePackageImporter, CourseAssetsService, CourseHooks],
+  exports: [CoursesService, CourseHooks],
 })
 export class CoursesModule implements OnModuleInit {
   constructor(

@@ -155,6 +155,18 @@ export class CoursesService {
     return course;
   }
 
+  /** A course version, or null when it does not exist (the player's launches and sessions: no 404 of their own). */
+  async findVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity | null> {
+    return this.versions.findOneBy({ appId, courseId, version });
+  }
+
+  /** The titles of course versions, by `${courseId}\n${version}` (a version that does not exist is left out). */
+  async titlesOf(appId: string, keys: Array<{ courseId: string; version: number }>): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.versions.find({ where: keys.map((k) => ({ appId, courseId: k.courseId, version: k.version })), select: { courseId: true, version: true, title: true } });
+    return new Map(rows.map((v) => [`${v.courseId}\n${v.version}`, v.title]));
+  }
+
   async requireVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity> {
     const row = await this.versions.findOneBy({ appId, courseId, version });
     if (!row) throw new NotFoundError(`Version of course '${courseId}'`, version);

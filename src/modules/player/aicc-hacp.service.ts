@@ -18,6 +18,8 @@ import { historyLine, LaunchHistoryLog } from '../registrations/launch-history-l
 import { PlayerError } from './player-errors';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerService } from './player.service';
+import { PlayerCommitService } from './player-commit.service';
+import { PlayerSessions } from './player-sessions';
 import type { FlatCmi } from './scorm-runtime';
 
 /** The fields of a HACP request (form field names are case-insensitive). */
@@ -51,6 +53,8 @@ export class AiccHacpService {
 
   constructor(
     private readonly player: PlayerService,
+    private readonly playerSessions: PlayerSessions,
+    private readonly commits: PlayerCommitService,
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
     private readonly historyLog: LaunchHistoryLog,
   ) {}
@@ -70,7 +74,7 @@ export class AiccHacpService {
 
   /** What the player page shows of the AU running now: its completion, and whether it sent ExitAU. */
   async status(token: string): Promise<{ activityId: string; completion?: string; exited: boolean; exit?: string; registrationCompletion?: string; registrationSuccess?: string }> {
-    const session = await this.player.requireSession(token);
+    const session = await this.playerSessions.requireSession(token);
     const state = session.settings.aicc;
     const activityId = session.settings.activityId!;
     const mine = state?.activityId === activityId;
@@ -150,7 +154,7 @@ export class AiccHacpService {
     const seq = state.seq + 1;
     let outcome: { activityCompletion?: string; registrationCompletion?: string; registrationSuccess?: string };
     try {
-      outcome = await this.player.commit(token, { seq, activityId: launch.activityId, cmi: next, ...(command === 'exitau' ? { final: true } : {}) });
+      outcome = await this.commits.commit(token, { seq, activityId: launch.activityId, cmi: next, ...(command === 'exitau' ? { final: true } : {}) });
     } catch (err) {
       if (!(err instanceof PlayerError)) throw err;
       return err.status === 410 ? hacpResponse(3) : hacpResponse(1, undefined, err.message);

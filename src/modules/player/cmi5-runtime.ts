@@ -7,11 +7,12 @@ import type { AppConfig } from '../../config/app-config';
 import { UnauthorizedError } from '../../platform/auth/unauthorized.error';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { ConflictError, ForbiddenError } from '../../platform/http/domain-errors';
-import { CourseVersionEntity } from '../courses/entities/course-version.entity';
+import type { CourseVersion } from '../courses/course-version';
+import { CoursesService } from '../courses/courses.service';
 import type { LaunchableActivity } from '../courses/packages/package-types';
-import { jsonColumn } from '../registrations/entities/json-column';
-import { RegistrationEntity } from '../registrations/entities/registration.entity';
-import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
+import { jsonColumn } from '../../platform/database/column-transformers';
+import type { InstanceRecord, RegistrationRecord } from '../registrations/registration-records';
+import { type InstanceKey, RegistrationProgress } from '../registrations/registration-progress';
 import { historyLine, LaunchHistoryLog } from '../registrations/launch-history-log';
 import type { ActivityResult } from '../registrations/registration-types';
 import { LEARNER_PREFERENCES } from '../xapi/lrs/cmi5-documents';
@@ -46,14 +47,7 @@ import { decodeToken, encodeToken, type FetchClaims, type SessionClaims } from '
 import { findActivity, formatTracked, parseIsoDuration, trackedSeconds } from './scorm-runtime';
 import { xapiLearnerActor } from './xapi-launch';
 
-/** A registration instance's key. */
-export interface InstanceKey {
-  appId: string;
-  registrationId: string;
-  instance: number;
-}
-
-/** Changes the tree of an instance from statements and stores it like a commit (PlayerService.applyStatementProgress); false: nothing changed. */
+/** Changes the tree of an instance from statements and stores it like a commit (RegistrationProgress.applyStatementProgress); false: nothing changed. */
 export type StatementProgressStore = (where: InstanceKey, change: (tree: ActivityResult) => { completedAt: Date | null; seconds?: number; ended?: boolean } | false, launchHistoryId?: string | null) => Promise<boolean>;
 
 /** A statement that changes the AU's record: a result (completed, passed, failed, a waiver) or a session's duration. */
@@ -103,9 +97,8 @@ export class Cmi5Runtime implements OnModuleInit {
 
   constructor(
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
-    @InjectRepository(RegistrationInstanceEntity) private readonly instances: Repository<RegistrationInstanceEntity>,
-    @InjectRepository(RegistrationEntity) private readonly registrations: Repository<RegistrationEntity>,
-    @InjectRepository(CourseVersionEntity) private readonly versions: Repository<CourseVersionEntity>,
+    private readonly registrations: RegistrationProgress,
+    private readonly courses: CoursesService,
     private readonly statementsService: XapiStatementsService,
     private readonly documents: XapiDocumentsService,
     private readonly credentials: XapiCredentialsService,
@@ -156,7 +149,7 @@ export class Cmi5Runtime implements OnModuleInit {
   }
 
   /** The learner of a registration as the actor of the LMS's statements (`Last, First`, as launches name them). */
-  private learnerActor(reg: RegistrationEntity) {
+  private learnerActor(reg: RegistrationRecord) {
     return xapiLearnerActor(this.config.publicUrl, { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') });
   }
 
@@ -253,18 +246,14 @@ export class Cmi5Runtime implements OnModuleInit {
   /** The course id and launchables of a player session's course version. */
   private async courseOf(row: Pick<PlayerSessionEntity, 'appId' | 'registrationId' | 'instance' | 'settings'>): Promise<{ courseId: string; launchables: LaunchableActivity[] } | null> {
     const preview = row.settings?.preview;
-    let version: CourseVersionEntity | null = null;
-    if (preview) version = await this.versions.findOneBy({ appId: row.appId, courseId: preview.courseId, version: preview.version });
-    else {
-      const inst = await this.instances.findOne({ where: { appId: row.appId, registrationId: row.registrationId, instance: row.instance }, select: { courseVersion: true, registrationId: true } });
-      const courseId = inst ? await this.courseIdOf(row.appId, row.registrationId) : null;
-      if (inst && courseId) version = await this.versions.findOneBy({ appId: row.appId, courseId, version: inst.courseVersion });
-    }
+    const version = preview
+      ? await this.courses.findVersion(row.appId, preview.courseId, preview.version)
+      : await this.registrations.versionOf({ appId: row.appId, registrationId: row.registrationId, instance: row.instance });
     return version?.package ? { courseId: version.courseId, launchables: version.package.launchables } : null;
   }
 
   private async courseIdOf(appId: string, registrationId: string): Promise<string | null> {
-    return (await this.registrations.findOne({ where: { appId, id: registrationId }, select: { courseId: true } }))?.courseId ?? null;
+    return this.registrations.courseIdOf(appId, registrationId);
   }
 
   /**
@@ -338,8 +327,8 @@ export class Cmi5Runtime implements OnModuleInit {
   async statements(grant: LrsLaunchGrant, list: Array<Record<string, Json>>, store: () => Promise<string[]>): Promise<string[]> {
     const { row, state } = await this.openSession(grant);
     const where = { appId: row.appId, registrationId: row.registrationId, instance: row.instance };
-    const inst = row.registrationId ? await this.instances.findOne({ where, select: { activityDetails: true, registrationId: true } }) : null;
-    const node = inst?.activityDetails ? findActivity(inst.activityDetails, state.auId) : null;
+    const tree = row.registrationId ? await this.registrations.treeOf(where) : null;
+    const node = tree ? findActivity(tree, state.auId) : null;
     const record: AuRecord = node ?? { activityCompletion: 'UNKNOWN', activitySuccess: 'UNKNOWN' };
     const next = structuredClone(state);
     const results: CmiResult[] = [];
@@ -398,7 +387,7 @@ export class Cmi5Runtime implements OnModuleInit {
    * course they complete, in the tree and the instance's summary alike. Once the instance is stored, the LMS issues
    * the satisfied statements of those blocks and the course (in a session of their own: no AU was launched).
    */
-  initialProgress(inst: RegistrationInstanceEntity, version: CourseVersionEntity, now: Date): (() => Promise<void>) | null {
+  initialProgress(inst: InstanceRecord, version: CourseVersion, now: Date): (() => Promise<void>) | null {
     const tree = inst.activityDetails;
     if (version.learningStandard !== 'CMI5' || !tree) return null;
     const newly = rollUpCmi5(tree, ausOf(version.package?.launchables ?? []));
@@ -410,7 +399,7 @@ export class Cmi5Runtime implements OnModuleInit {
     inst.success = tree.activitySuccess;
     if (newly.length === 0) return null;
     return async () => {
-      const reg = await this.registrations.findOneBy({ appId: inst.appId, id: inst.registrationId });
+      const reg = await this.registrations.registration(inst.appId, inst.registrationId);
       if (!reg) return;
       const actor = this.learnerActor(reg);
       const facts = { sessionId: randomUUID(), registration: reg.xapiRegistrationId, actor };
@@ -459,13 +448,13 @@ export class Cmi5Runtime implements OnModuleInit {
    * operation); 403 when the AU is satisfied already (one waiver per AU and registration).
    */
   async waive(appId: string, registrationId: string, auId: string, reason: string, now = new Date()): Promise<void> {
-    const reg = await this.registrations.findOneBy({ appId, id: registrationId });
+    const reg = await this.registrations.registration(appId, registrationId);
     const where = { appId, registrationId, instance: reg?.latestInstance ?? 0 };
     const course = reg ? await this.courseOf({ ...where, settings: null }) : null;
     const launchable = course?.launchables.find((l) => l.id === auId);
     if (!reg || !course || !launchable) throw new ForbiddenError('Only an AU of a cmi5 registration can be waived');
-    const inst = await this.instances.findOne({ where, select: { activityDetails: true, registrationId: true } });
-    const node = inst?.activityDetails ? findActivity(inst.activityDetails, auId) : null;
+    const tree = await this.registrations.treeOf(where);
+    const node = tree ? findActivity(tree, auId) : null;
     if (!node || node.cmi5?.waived || (node.cmi5?.satisfied && launchable.data.moveOn !== 'NotApplicable')) throw new ForbiddenError('The AU is satisfied already; it cannot be waived');
     const actor = this.learnerActor(reg);
     const state = { id: randomUUID(), auId, registration: reg.xapiRegistrationId, actor };

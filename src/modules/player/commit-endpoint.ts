@@ -5,7 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import { describeHttpError } from '../../platform/http/all-exceptions.filter';
 import { InvalidInputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../platform/http/domain-errors';
 import { PlayerError } from './player-errors';
-import { CommitBody, PlayerService } from './player.service';
+import { CommitBody, PlayerCommitService } from './player-commit.service';
 
 /** `POST /player/s/<token>/commit` (a trailing slash and a query string allowed, as Express matches them). */
 const COMMIT_PATH = /^\/player\/s\/([^/?#]+)\/commit\/?(?:\?.*)?$/;
@@ -26,7 +26,7 @@ export class CommitEndpoint {
   private readonly limit: number;
 
   constructor(
-    private readonly player: PlayerService,
+    private readonly commits: PlayerCommitService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.limit = config.http.jsonBodyLimit;
@@ -118,7 +118,7 @@ export class CommitEndpoint {
   }
 
   private run(req: IncomingMessage, res: ServerResponse, token: string, body: CommitBody): void {
-    this.player.commit(token, body).then(
+    this.commits.commit(token, body).then(
       (outcome) => send(res, 200, JSON.stringify({ result: true, errorCode: 0, ...outcome })),
       (err: unknown) => {
         if (err instanceof PlayerError) send(res, err.status, JSON.stringify({ result: false, errorCode: 101, message: err.message, ...(err.reason ? { reason: err.reason } : {}) }));

@@ -5,7 +5,7 @@
  * `adl.nav.request_valid` from.
  */
 import { randomInt } from 'node:crypto';
-import type { CourseVersionEntity } from '../courses/entities/course-version.entity';
+import type { CourseVersion } from '../courses/course-version';
 import type { ActivityResult, Completion, Objective, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
 import { SequencingEngine, type NavigationRequest, type RuntimeResults, type SerializedSequencingState, type ValidRequests } from '../sequencing/sequencing-engine';
@@ -41,7 +41,7 @@ export interface SequencingNav {
 }
 
 /** A SCORM 2004 course version runs through the sequencing engine (media, xAPI, AICC and SCORM 1.2 do not). */
-export function isSequenced(version: CourseVersionEntity): boolean {
+export function isSequenced(version: CourseVersion): boolean {
   return version.learningStandard.startsWith('SCORM2004') && !!version.rootActivity && !!version.package?.packageData && !version.package.packageData.media;
 }
 
@@ -53,7 +53,7 @@ const DEFINITION_CACHE = 200;
 export const cachedDefinition = (contentPrefix: string): SequencingDefinition | undefined => definitions.get(contentPrefix);
 
 /** The sequencing definition of a course version (built from its stored manifest data once per process). */
-export function definitionOf(version: CourseVersionEntity): SequencingDefinition {
+export function definitionOf(version: CourseVersion): SequencingDefinition {
   const key = version.contentPrefix;
   let def = definitions.get(key);
   if (!def) {

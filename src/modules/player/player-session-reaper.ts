@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, LessThan, LessThanOrEqual, Repository } from 'typeorm';
+import { LessThanOrEqual, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
+import { RegistrationProgress } from '../registrations/registration-progress';
 import { SettingsService } from '../settings/settings.service';
 import { Cmi5Runtime } from './cmi5-runtime';
 import { PlayerSessionEntity } from './player-session.entity';
@@ -27,7 +27,7 @@ export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
-    @InjectRepository(LaunchHistoryEntity) private readonly launches: Repository<LaunchHistoryEntity>,
+    private readonly progress: RegistrationProgress,
     private readonly cmi5: Cmi5Runtime,
     private readonly settings: SettingsService,
   ) {}
@@ -63,11 +63,9 @@ export class PlayerSessionReaper implements OnApplicationBootstrap, OnApplicatio
         if (!Number.isFinite(days) || days < 1) continue;
         const before = new Date(now.getTime() - days * 86_400_000);
         for (;;) {
-          const batch = await this.launches.find({ where: { appId, launchTime: LessThan(before) }, select: { id: true }, take: REAP_BATCH });
-          if (batch.length === 0) break;
-          await this.launches.delete({ appId, id: In(batch.map((r) => r.id)) });
-          total += batch.length;
-          if (batch.length < REAP_BATCH) break;
+          const deleted = await this.progress.expireLaunchHistory(appId, before, REAP_BATCH);
+          total += deleted;
+          if (deleted < REAP_BATCH) break;
         }
       }
       if (total > 0) this.logger.log({ msg: 'expired launch history deleted', count: total });

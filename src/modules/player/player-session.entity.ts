@@ -1,8 +1,8 @@
-import type { StatementSubject } from '../xapi/launch-statements/scorm-profile';
+import type { StatementSubject } from './launch-statements/scorm-profile';
 import type { Cmi5SessionState } from './cmi5-rules';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { jsonColumn } from '../registrations/entities/json-column';
-import type { AdditionalValue } from '../registrations/launch-links';
+import { jsonColumn } from '../../platform/database/column-transformers';
+import type { AdditionalValue } from './launch-links';
 import type { HistoryCapture } from '../registrations/launch-history-log';
 import type { ExitBehaviour } from './launch-settings';
 import type { MediaThresholds } from './player-media';

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
-import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
+import { RegistrationProgress } from '../registrations/registration-progress';
 import type { ActivityResult } from '../registrations/registration-types';
-import { PlayerService } from './player.service';
+import { PlayerSessions } from './player-sessions';
 
 /** The completion of each launchable activity (the leaves of the registration's tree), by activity id. */
 export function leafCompletions(root: ActivityResult): Record<string, string> {
@@ -24,17 +22,14 @@ export function leafCompletions(root: ActivityResult): Record<string, string> {
 @Injectable()
 export class PlayerStatusService {
   constructor(
-    private readonly player: PlayerService,
-    @InjectRepository(RegistrationInstanceEntity) private readonly instances: Repository<RegistrationInstanceEntity>,
+    private readonly sessions: PlayerSessions,
+    private readonly progress: RegistrationProgress,
   ) {}
 
   async status(token: string): Promise<{ completion: Record<string, string> }> {
-    const session = await this.player.requireSession(token);
+    const session = await this.sessions.requireSession(token);
     if (!session.registrationId || !session.settings.tracking) return { completion: {} };
-    const inst = await this.instances.findOne({
-      where: { appId: session.appId, registrationId: session.registrationId, instance: session.instance },
-      select: { appId: true, registrationId: true, instance: true, activityDetails: true },
-    });
-    return { completion: inst?.activityDetails ? leafCompletions(inst.activityDetails) : {} };
+    const tree = await this.progress.treeOf({ appId: session.appId, registrationId: session.registrationId, instance: session.instance });
+    return { completion: tree ? leafCompletions(tree) : {} };
   }
 }

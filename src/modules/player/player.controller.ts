@@ -10,6 +10,9 @@ import { messagePage, PlayerError } from './player-errors';
 import { MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
 import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
 import { PlayerService } from './player.service';
+import { PlayerCommitService } from './player-commit.service';
+import { PlayerLaunchService } from './player-launch.service';
+import { PlayerNavigationService } from './player-navigation.service';
 import { returnPage } from './player-return-page';
 import { Cmi5Runtime } from './cmi5-runtime';
 
@@ -41,6 +44,9 @@ export function parseRange(header: string | undefined, size: number): { start: n
 export class PlayerController {
   constructor(
     private readonly player: PlayerService,
+    private readonly launcher: PlayerLaunchService,
+    private readonly navigation: PlayerNavigationService,
+    private readonly commits: PlayerCommitService,
     private readonly cmi5: Cmi5Runtime,
     private readonly store: ContentStore,
   ) {}
@@ -49,7 +55,7 @@ export class PlayerController {
   @PublicEndpoint()
   async launch(@Param('token') token: string, @Res() res: Response) {
     await this.page(res, async () => {
-      const session = await this.player.launch(token);
+      const session = await this.launcher.launch(token);
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, `/player/s/${session}/`);
     });
@@ -107,7 +113,7 @@ export class PlayerController {
   @PublicEndpoint()
   async switchActivity(@Param('token') token: string, @Body() body: { activityId?: unknown } | undefined, @Res() res: Response) {
     try {
-      const launch = await this.player.switchActivity(token, body?.activityId);
+      const launch = await this.navigation.switchActivity(token, body?.activityId);
       res.setHeader('Cache-Control', 'no-store');
       res.json({ ...launch, contentUrl: contentUrlOf(launch.contentHref) });
     } catch (err) {
@@ -125,7 +131,7 @@ export class PlayerController {
   @PublicEndpoint()
   async navigate(@Param('token') token: string, @Body() body: { request?: unknown; target?: unknown } | undefined, @Res() res: Response) {
     try {
-      const outcome = await this.player.navigate(token, body);
+      const outcome = await this.navigation.navigate(token, body);
       res.setHeader('Cache-Control', 'no-store');
       res.json({ ...outcome, ...(outcome.launch ? { launch: { ...outcome.launch, contentUrl: contentUrlOf(outcome.launch.contentHref) } } : {}) });
     } catch (err) {

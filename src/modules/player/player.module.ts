@@ -1,47 +1,69 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CoursesModule } from '../courses/courses.module';
-import { CourseVersionEntity } from '../courses/entities/course-version.entity';
-import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
-import { RegistrationEntity } from '../registrations/entities/registration.entity';
-import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
-import { LaunchLinks } from '../registrations/launch-links';
+import { RegistrationProgress } from '../registrations/registration-progress';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { SettingsModule } from '../settings/settings.module';
+import { XapiModule } from '../xapi/xapi.module';
 import { AiccHacpController } from './aicc-hacp.controller';
 import { AiccHacpService } from './aicc-hacp.service';
-import { XapiModule } from '../xapi/xapi.module';
+import { Cmi5Runtime } from './cmi5-runtime';
+import { PlayerCmi5Start } from './cmi5-session-start';
 import { CommitEndpoint } from './commit-endpoint';
-import { CommitStore } from './commit-store';
+import { LaunchLinksModule } from './launch-links.module';
+import { LaunchStatements } from './launch-statements/launch-statements';
+import { PlayerCommitService } from './player-commit.service';
 import { PlayerController } from './player.controller';
+import { PlayerLaunchService } from './player-launch.service';
+import { PlayerNavigationService } from './player-navigation.service';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
+import { PlayerSessions } from './player-sessions';
 import { PlayerService } from './player.service';
 import { PlayerStatusController } from './player-status.controller';
 import { PlayerStatusService } from './player-status.service';
+import { PlayerXapi } from './player-xapi';
 import { XapiProgress } from './xapi-progress';
-import { Cmi5Runtime } from './cmi5-runtime';
 
-/** The SCORM player, at /player (outside /api/v2); it issues the launch links of BuildRegistrationLaunchLink and course previews. */
+/**
+ * The SCORM player, at /player (outside /api/v2). Owns the player_session table and launching: the launch links of
+ * BuildRegistrationLaunchLink and course previews (LaunchLinksModule), the SCORM profile's statements of SCORM launches
+ * (LaunchStatements, stored through the LRS's XapiStatementsService). Registrations' progress is read and written
+ * through RegistrationProgress and CommitStore, course versions through CoursesService.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([PlayerSessionEntity, RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, CourseVersionEntity]), CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
+  imports: [TypeOrmModule.forFeature([PlayerSessionEntity]), LaunchLinksModule, CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
   controllers: [PlayerController, AiccHacpController, PlayerStatusController],
-  providers: [PlayerService, CommitStore, CommitEndpoint, PlayerSessionReaper, AiccHacpService, XapiProgress, Cmi5Runtime, PlayerStatusService],
+  providers: [
+    PlayerSessions,
+    PlayerLaunchService,
+    PlayerNavigationService,
+    PlayerCommitService,
+    PlayerService,
+    PlayerCmi5Start,
+    PlayerXapi,
+    CommitEndpoint,
+    PlayerSessionReaper,
+    AiccHacpService,
+    XapiProgress,
+    Cmi5Runtime,
+    PlayerStatusService,
+    LaunchStatements,
+  ],
 })
 export class PlayerModule implements OnModuleInit {
   constructor(
-    private readonly launchLinks: LaunchLinks,
-    private readonly player: PlayerService,
+    private readonly xapi: PlayerXapi,
     private readonly xapiProgress: XapiProgress,
     private readonly cmi5: Cmi5Runtime,
     private readonly registrations: RegistrationsService,
+    private readonly progress: RegistrationProgress,
   ) {}
 
   onModuleInit(): void {
-    this.launchLinks.register((req) => this.player.issueLink(req));
-    this.xapiProgress.register((appId, registration, statements, interactions) => this.player.applyXapiResults(appId, registration, statements, interactions));
+    this.xapiProgress.register((appId, registration, statements, interactions) => this.xapi.applyXapiResults(appId, registration, statements, interactions));
     this.registrations.registerInstanceInitializer((inst, version, now) => this.cmi5.initialProgress(inst, version, now));
-    this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.player.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
+    this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.progress.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
   }
 }

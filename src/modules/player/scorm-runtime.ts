@@ -1,20 +1,13 @@
 import type { ActivityResult, Completion, Runtime, Success } from '../registrations/registration-types';
+import { formatTracked, parseScorm12Time, trackedSeconds } from '../registrations/tracked-time';
+
+// The registration's time format, kept by the registrations module; the player's code reads them from here too.
+export { formatTracked, parseScorm12Time, trackedSeconds } from '../registrations/tracked-time';
 
 /** The runtime data model the SCO reported, flattened as scorm-again renders it (`cmi.core.lesson_status` …). */
 export type FlatCmi = Record<string, unknown>;
 
 export type ScormVersion = '1.2' | '2004';
-
-/**
- * SCORM 1.2 CMITimespan `HHHH:MM:SS.SS` → seconds; null when malformed. Not a string is malformed too: stored
- * trees written before initialRegistrationState was checked may hold a number here.
- */
-export function parseScorm12Time(value: unknown): number | null {
-  if (typeof value !== 'string') return null;
-  const m = /^(\d{2,4}):(\d{2}):(\d{2}(?:\.\d{1,2})?)$/.exec(value.trim());
-  if (!m) return null;
-  return Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
-}
 
 /** ISO 8601 duration (SCORM 2004 timeinterval, e.g. PT1H2M3.5S, P1DT2H) → seconds; null when malformed (or not a string). */
 export function parseIsoDuration(value: unknown): number | null {
@@ -28,13 +21,6 @@ export function parseIsoDuration(value: unknown): number | null {
 export function parseDuration(version: ScormVersion, value: unknown): number | null {
   if (typeof value !== 'string' || value === '') return null;
   return version === '1.2' ? parseScorm12Time(value) : parseIsoDuration(value);
-}
-
-/** Seconds → `HHHH:MM:SS` as the activity tree keeps times ('0000:00:00' when nothing was tracked). */
-export function formatTracked(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  const pad = (n: number, w: number) => String(n).padStart(w, '0');
-  return `${pad(Math.floor(s / 3600), 4)}:${pad(Math.floor((s % 3600) / 60), 2)}:${pad(s % 60, 2)}`;
 }
 
 /** Seconds → ISO 8601 duration (SCORM 2004 cmi.total_time). */
@@ -252,11 +238,6 @@ export function findActivity(node: ActivityResult, id: string): ActivityResult |
     if (hit) return hit;
   }
   return null;
-}
-
-/** Parses a stored `HHHH:MM:SS` back to seconds; 0 when absent or unreadable. */
-export function trackedSeconds(value: unknown): number {
-  return parseScorm12Time(value) ?? 0;
 }
 
 // ---- rollup ---------------------------------------------------------------------------------------------------

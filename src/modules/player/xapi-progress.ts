@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { IsArray, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
 import type { ActivityResult } from '../registrations/registration-types';
-import { SCORM_PROFILE } from '../xapi/launch-statements/scorm-profile';
+import { SCORM_PROFILE } from './launch-statements/scorm-profile';
 import { CMI5_CATEGORY } from './cmi5-launch';
 import { MAX_COLLECTION_INDEX } from './scorm-runtime';
 import { agentKey, type Json, objectActivityId } from '../xapi/lrs/statement-keys';
@@ -191,7 +191,7 @@ export function applyXapiInteractions(root: ActivityResult, interactions: readon
   return changed;
 }
 
-/** What applies the statements of one registration (PlayerService.applyXapiResults). */
+/** What applies the statements of one registration (PlayerXapi.applyXapiResults). */
 export type XapiResultsApplier = (appId: string, registration: string, statements: XapiResultStatement[], interactions: XapiInteractionStatement[]) => Promise<unknown>;
 
 /**
@@ -210,7 +210,7 @@ export class XapiProgress implements OnModuleInit {
     private readonly statements: XapiStatementsService,
   ) {}
 
-  /** The player registers what applies the statements (it owns the registrations' progress updates). */
+  /** The player registers what applies the statements (PlayerXapi: the progress is written through the registrations module). */
   register(applier: XapiResultsApplier): void {
     this.applier = applier;
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../../platform/http/domain-errors';
 import { OutboundError, OutboundHttp } from '../../platform/outbound/outbound-http';
 import type { PostBackDto } from './dto/registration.dto';
-import { httpUrlProblem } from './registrations.service';
+import { httpUrlProblem } from '../../platform/http/http-url';
 import type { ActivityResult } from './registration-types';
 import type { RegistrationView } from './registration-view';
 

@@ -15,7 +15,8 @@ import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
 import { POSTBACK_REQUEST_SETTING_IDS, postbackOptionsOf, RegistrationPostback } from './registration-postback';
 import { postbackSignature, postbackSigningKey } from './registration-postback-signing';
-import { httpUrlProblem, RegistrationsService } from './registrations.service';
+import { httpUrlProblem } from '../../platform/http/http-url';
+import { RegistrationsService } from './registrations.service';
 
 /** The job of a registration's pending postback; `after` is the settled sequence it follows (its key). */
 export class RegistrationPostbackPayload {

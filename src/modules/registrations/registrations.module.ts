@@ -3,7 +3,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { CourseHooks } from '../courses/course-hooks';
 import { CoursesModule } from '../courses/courses.module';
+import { LaunchLinksModule } from '../player/launch-links.module';
 import { XapiModule } from '../xapi/xapi.module';
+import { CommitStore } from './commit-store';
 import { RegistrationStatementsController } from './registration-statements.controller';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { LaunchHistoryLogEntity } from './entities/launch-history-log.entity';
@@ -13,19 +15,23 @@ import { RegistrationPostbackStateEntity } from './entities/registration-postbac
 import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
+import { RegistrationProgress } from './registration-progress';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationsService } from './registrations.service';
 
 /**
  * Registration service: registrations, instances, progress, launch history, tags, configuration and postbacks.
+ * Owns the registration, registration_instance, launch_history(_log) and postback state tables; the player reads and
+ * writes progress through RegistrationProgress and CommitStore.
  * Takes part in course deletion (CourseHooks) and application info/deletion (ApplicationHooks).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
+  imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule, LaunchLinksModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts],
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore],
+  // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(

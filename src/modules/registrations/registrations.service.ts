@@ -1,3 +1,4 @@
+import { httpUrlProblem } from '../../platform/http/http-url';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -8,7 +9,7 @@ import { InvalidInputError, NotFoundError } from '../../platform/http/domain-err
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { CoursesService } from '../courses/courses.service';
-import { CourseVersionEntity } from '../courses/entities/course-version.entity';
+import { type CourseVersion, joinVersionTitle } from '../courses/course-version';
 import { SettingCourseRef, SettingsService, SettingTarget } from '../settings/settings.service';
 import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
@@ -47,25 +48,13 @@ const includeOf = (q: IncludeFlags): IncludeFlags => ({
 });
 
 /** A registration as a list page reads it: with its latest instance and that instance's course version (its title). */
-type ListedRegistration = RegistrationEntity & { latest?: RegistrationInstanceEntity; latestVersion?: Pick<CourseVersionEntity, 'title'> | null };
+type ListedRegistration = RegistrationEntity & { latest?: RegistrationInstanceEntity; latestVersion?: Pick<CourseVersion, 'title'> | null };
 
 /** Tagged registrations up to which a tags filter lets the tags lead the list query (see applyTagFilter). */
 const DENSE_TAG_ROWS = 2000;
 
-/** Validates an absolute http(s) URL; returns an error message or null. */
-export function httpUrlProblem(value: string, field: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return `${field} must be an absolute http or https URL`;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `${field} must be an absolute http or https URL`;
-  return null;
-}
-
 /** The course chain of a registration's settings target, from the course version it runs. */
-export function settingCourseRef(version: CourseVersionEntity): SettingCourseRef {
+export function settingCourseRef(version: CourseVersion): SettingCourseRef {
   return {
     courseId: version.courseId,
     version: version.version,
@@ -78,7 +67,7 @@ export function settingCourseRef(version: CourseVersionEntity): SettingCourseRef
  * What another module adds to a fresh instance of a course version before it is stored (its tree and summary:
  * cmi5 satisfies its NotApplicable AUs at registration), and what it does once the instance is stored (null: nothing).
  */
-export type InstanceInitializer = (instance: RegistrationInstanceEntity, version: CourseVersionEntity, now: Date) => (() => Promise<void>) | null;
+export type InstanceInitializer = (instance: RegistrationInstanceEntity, version: CourseVersion, now: Date) => (() => Promise<void>) | null;
 
 /**
  * Registrations and their instances: creation, progress reads, instances, resets, deletion, and the hooks by
@@ -217,11 +206,11 @@ export class RegistrationsService {
       idsFirst: f.tagPlan === 'lead',
       // The page's rows come with their latest instance and its course version's title (primary-key lookups in the
       // same query): the page is this query and the one of its tags.
-      rows: (rows) =>
-        rows
-          .innerJoinAndMapOne('r.latest', RegistrationInstanceEntity, 'i', 'i.appId = r.appId AND i.registrationId = r.id AND i.instance = r.latestInstance')
-          .leftJoinAndMapOne('r.latestVersion', CourseVersionEntity, 'v', 'v.appId = r.appId AND v.courseId = r.courseId AND v.version = i.courseVersion')
-          .select(['r', 'i', 'v.appId', 'v.courseId', 'v.version', 'v.title']),
+      rows: (rows) => {
+        const joined = rows.innerJoinAndMapOne('r.latest', RegistrationInstanceEntity, 'i', 'i.appId = r.appId AND i.registrationId = r.id AND i.instance = r.latestInstance');
+        const title = joinVersionTitle(joined, 'r.latestVersion', 'v', 'v.appId = r.appId AND v.courseId = r.courseId AND v.version = i.courseVersion');
+        return title.qb.select(['r', 'i', ...title.columns]);
+      },
     });
     const include = query.more === undefined ? includeOf(query) : includeOf(f as IncludeFlags);
     const pairs = page.items.flatMap((r) => (r.latest ? [{ reg: r, inst: r.latest, courseTitle: r.latestVersion?.title ?? '' }] : []));
@@ -519,7 +508,7 @@ export class RegistrationsService {
     };
   }
 
-  private freshInstance(appId: string, registrationId: string, instance: number, version: CourseVersionEntity, now: Date): RegistrationInstanceEntity {
+  private freshInstance(appId: string, registrationId: string, instance: number, version: CourseVersion, now: Date): RegistrationInstanceEntity {
     return {
       appId,
       registrationId,
@@ -548,7 +537,7 @@ export class RegistrationsService {
    * Runs the registered initializers on a fresh instance; returns what they do once it is stored (their failures are
    * logged: the instance exists by then, and its progress is right without them).
    */
-  private initialize(instance: RegistrationInstanceEntity, version: CourseVersionEntity, now: Date): () => Promise<void> {
+  private initialize(instance: RegistrationInstanceEntity, version: CourseVersion, now: Date): () => Promise<void> {
     const after = this.initializers.map((init) => init(instance, version, now)).filter((a): a is () => Promise<void> => a !== null);
     return async () => {
       for (const run of after) {
@@ -591,9 +580,8 @@ export class RegistrationsService {
     if (pairs.length === 0) return [];
     const tags = await this.tags.tagsFor(appId, 'registration', pairs.map((p) => p.reg.id));
     const untitled = pairs.filter((p) => p.courseTitle === undefined);
-    const versionKeys = [...new Map(untitled.map((p) => [`${p.reg.courseId}\n${p.inst.courseVersion}`, { appId, courseId: p.reg.courseId, version: p.inst.courseVersion }])).values()];
-    const versions = versionKeys.length ? await this.dataSource.getRepository(CourseVersionEntity).find({ where: versionKeys, select: { courseId: true, version: true, title: true } }) : [];
-    const titles = new Map(versions.map((v) => [`${v.courseId}\n${v.version}`, v.title]));
+    const versionKeys = [...new Map(untitled.map((p) => [`${p.reg.courseId}\n${p.inst.courseVersion}`, { courseId: p.reg.courseId, version: p.inst.courseVersion }])).values()];
+    const titles = await this.courses.titlesOf(appId, versionKeys);
     return pairs.map(({ reg, inst, courseTitle }) =>
       registrationView(reg, inst, { courseTitle: courseTitle ?? titles.get(`${reg.courseId}\n${inst.courseVersion}`) ?? '', tags: tags.get(reg.id) ?? [], include }),
     );

@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { XapiCredentialEntity } from './entities/xapi-credential.entity';
 import { XapiAttachmentEntity, XapiDocumentEntity } from './entities/xapi-document.entity';
-import { LaunchStatements } from './launch-statements/launch-statements';
 import { XapiStatementPipeEntity } from './entities/xapi-statement-pipe.entity';
 import { XapiStatementEntity, XapiStatementLinkEntity } from './entities/xapi-statement.entity';
 import { LrsCredentialCache } from './lrs/lrs-credential-cache';
@@ -22,8 +21,8 @@ import { XapiStatementsService } from './xapi-statements.service';
 @Module({
   imports: [TypeOrmModule.forFeature([XapiCredentialEntity, XapiStatementEntity, XapiStatementLinkEntity, XapiDocumentEntity, XapiAttachmentEntity, XapiStatementPipeEntity])],
   controllers: [XapiCredentialsController, XapiStatementPipesController],
-  providers: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens, LaunchSessions, LaunchStatements],
-  exports: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, LrsCredentialCache, LrsLaunchTokens, LaunchSessions, LaunchStatements],
+  providers: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, XapiStatementPipesService, StatementPipeEndpoints, StatementPipeProcessor, LrsCredentialCache, LrsLaunchTokens, LaunchSessions],
+  exports: [XapiCredentialsService, XapiStatementsService, XapiDocumentsService, LrsCredentialCache, LrsLaunchTokens, LaunchSessions],
 })
 export class XapiModule implements OnModuleInit {
   constructor(

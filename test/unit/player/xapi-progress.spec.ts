@@ -1,7 +1,7 @@
 /** Interactions from xAPI statements (TinCanInteractionsEnabled): which statements bring one, and how they merge. */
 import type { ActivityResult } from '../../../src/modules/registrations/registration-types';
 import { applyXapiInteractions, CMI_INTERACTION, progressStatementsOf } from '../../../src/modules/player/xapi-progress';
-import { SCORM_PROFILE } from '../../../src/modules/xapi/launch-statements/scorm-profile';
+import { SCORM_PROFILE } from '../../../src/modules/player/launch-statements/scorm-profile';
 import { agentKey } from '../../../src/modules/xapi/lrs/statement-keys';
 
 const learner = { objectType: 'Agent', account: { homePage: 'https://lcds.example', name: 'learner-1' } };

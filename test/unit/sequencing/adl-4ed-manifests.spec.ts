@@ -137,7 +137,7 @@ async function replay(tc: string, sc: Scenario, out: { globals?: Record<string, 
       continue;
     }
     r = request ? engine.navigate(resolve(request)) : engine.navigate('exitAll');
-    // A request that is not valid now changes nothing: the player runs the current activity again (PlayerService.nav).
+    // A request that is not valid now changes nothing: the player runs the current activity again (PlayerNavigationService.navigate).
     const cur = engine.currentActivity;
     if (r.error && cur !== undefined && engine.status(cur).active) r = { deliver: cur };
     if (/^other:Root/.test(step.ui ?? '') && !r.deliver) r = engine.navigate({ type: 'choice', target: data.root }); // the learner picks the course itself

@@ -3,7 +3,7 @@
  * object out with its keys sorted by code unit, for any JSON; stored hashes depend on it never changing.
  */
 import { canonicalContent, canonicalJson, contentHash, type Json } from '../../../src/modules/xapi/lrs/statement-keys';
-import { commitStatements, type LaunchContext, launchStatements, NOTHING_REPORTED } from '../../../src/modules/xapi/launch-statements/scorm-profile';
+import { commitStatements, type LaunchContext, launchStatements, NOTHING_REPORTED } from '../../../src/modules/player/launch-statements/scorm-profile';
 
 /** The definition: each object's keys sorted by code unit, written key by key (the LRS's first implementation). */
 function reference(value: Json): string {

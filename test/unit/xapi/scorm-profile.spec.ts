@@ -1,7 +1,7 @@
 import { validateStatement } from '../../../src/modules/xapi/lrs/statement-rules';
 import { randomUUID } from 'node:crypto';
 import { activityStateOf } from '../../../src/modules/player/scorm-runtime';
-import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED } from '../../../src/modules/xapi/launch-statements/scorm-profile';
+import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED } from '../../../src/modules/player/launch-statements/scorm-profile';
 
 /**
  * The player stores its commits' statements without the LRS's validation (XapiStatementsService.prepareOwn): every

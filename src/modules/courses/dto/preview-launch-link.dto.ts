@@ -1,6 +1,6 @@
 import { ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { LaunchLinkRequestDto } from '../../registrations/dto/registration.dto';
+import { LaunchLinkRequestDto } from '../../player/dto/launch-link-request.dto';
 
 /**
  * PreviewLaunchLinkRequestSchema (expiry, redirectOnExitUrl, startSco, culture, cssUrl, additionalvalues). The

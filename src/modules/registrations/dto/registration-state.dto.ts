@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Max, Min, ValidateBy, ValidateNested } from 'class-validator';
-import { parseScorm12Time } from '../../player/scorm-runtime';
+import { parseScorm12Time } from '../tracked-time';
 import { COMPLETION, SUCCESS } from '../registration-types';
 
 /*

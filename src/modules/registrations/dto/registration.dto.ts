@@ -1,8 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize,
-  IsArray,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -18,21 +16,11 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { SettingsPostDto } from '../../settings/dto/settings-post.dto';
-import { MAX_TAG_LENGTH, MAX_TAGS_PER_CALL } from '../../tags/tag-rules';
+import { TagArray } from '../../tags/dto/tag-array';
 import { RegistrationStateDto } from './registration-state.dto';
 
 export const POSTBACK_AUTH_TYPES = ['UNDEFINED', 'FORM', 'HTTPBASIC'] as const;
 export const POSTBACK_RESULTS_FORMATS = ['UNDEFINED', 'COURSE', 'ACTIVITY', 'FULL'] as const;
-
-function TagArray(): PropertyDecorator {
-  return (target, key) => {
-    IsOptional()(target, key);
-    IsArray()(target, key);
-    ArrayMaxSize(MAX_TAGS_PER_CALL)(target, key);
-    IsString({ each: true })(target, key);
-    MaxLength(MAX_TAG_LENGTH, { each: true })(target, key);
-  };
-}
 
 /**
  * Identifiers a client chooses end up in URLs, logs, xAPI actors and postbacks: no control characters (C0 and DEL),
@@ -120,58 +108,3 @@ export class CreateRegistrationQueryDto {
   @ApiPropertyOptional({ type: Number }) @QueryInt() courseVersion?: number;
 }
 
-/** ItemValuePairSchema */
-export class ItemValuePairDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(1000) item?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(4000) value?: string;
-}
-
-/** LaunchAuthOptionsSchema */
-export class LaunchAuthOptionsDto {
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() ipAddress?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsBoolean() fingerprint?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsInt() @Min(0) expiry?: number;
-  @ApiPropertyOptional() @IsOptional() @IsInt() @Min(0) slidingExpiry?: number;
-}
-
-/** LaunchAuthSchema */
-export class LaunchAuthDto {
-  @ApiPropertyOptional({ enum: ['cookies', 'vault'], default: 'cookies' }) @IsOptional() @IsIn(['cookies', 'vault']) type?: 'cookies' | 'vault';
-  @ApiPropertyOptional({ type: LaunchAuthOptionsDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LaunchAuthOptionsDto)
-  options?: LaunchAuthOptionsDto;
-}
-
-/** LaunchLinkRequestSchema */
-export class LaunchLinkRequestDto {
-  @ApiPropertyOptional({ default: 120, minimum: 10, maximum: 300 }) @IsOptional() @IsInt({ message: 'expiry must be an integer number of seconds' }) expiry?: number;
-  @ApiProperty({ description: 'Absolute http(s) URL, or one of closer, blank, message; empty: the configured setting' })
-  @IsDefined({ message: 'redirectOnExitUrl is required' })
-  @IsString()
-  @MaxLength(2048)
-  redirectOnExitUrl!: string;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() tracking?: boolean;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(1000) startSco?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(64) culture?: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(2048) cssUrl?: string;
-  @ApiPropertyOptional({ type: [String] }) @TagArray() learnerTags?: string[];
-  @ApiPropertyOptional({ type: [String] }) @TagArray() courseTags?: string[];
-  @ApiPropertyOptional({ type: [String] }) @TagArray() registrationTags?: string[];
-  @ApiPropertyOptional({ type: [ItemValuePairDto] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => ItemValuePairDto)
-  additionalvalues?: ItemValuePairDto[];
-  @ApiPropertyOptional({ type: LaunchAuthDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => LaunchAuthDto)
-  launchAuth?: LaunchAuthDto;
-}

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { doubleColumn } from './json-column';
+import { doubleColumn } from '../../../platform/database/column-transformers';
 
 /** One launch of a registration instance (LaunchHistorySchema); written by the player. */
 @Entity('launch_history')

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ActivityResult, Objective } from '../registration-types';
-import { bigintColumn, doubleColumn, jsonColumn } from './json-column';
+import { bigintColumn, doubleColumn, jsonColumn } from '../../../platform/database/column-transformers';
 
 /**
  * One instance of a registration: the course version it runs, the progress summary (scalar columns, for lists)

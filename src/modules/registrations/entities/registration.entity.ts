@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { jsonColumn } from './json-column';
+import { jsonColumn } from '../../../platform/database/column-transformers';
 
 /** PostBackSchema as stored: the password sealed with the key ring, never in clear. */
 export interface StoredPostBack {

@@ -3,12 +3,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
 import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, pipeline, powerOfTwoChunks, sqlOf } from '../../platform/database/hot-statement';
-import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
-import { RegistrationEntity } from '../registrations/entities/registration.entity';
-import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
-import { jsonColumn } from '../registrations/entities/json-column';
-import { appendHistoryLog, hotAppendStatements } from '../registrations/launch-history-log';
-import type { Objective } from '../registrations/registration-types';
+import { LaunchHistoryEntity } from './entities/launch-history.entity';
+import { RegistrationEntity } from './entities/registration.entity';
+import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
+import { jsonColumn } from '../../platform/database/column-transformers';
+import { appendHistoryLog, hotAppendStatements } from './launch-history-log';
+import type { Objective } from './registration-types';
 import { entityManagerWriter, hotStatementWriter, OwnStatements, XapiStatementsService } from '../xapi/xapi-statements.service';
 
 /** What one applied commit writes. */
@@ -51,6 +51,35 @@ interface PendingCommit {
   where: CommitTarget;
   expectedSeq: number;
   c: StoredCommit;
+}
+
+/**
+ * Hot path, documented exception to "ask the service": a commit reads its player session and the instance it writes in
+ * one query (one round trip a commit, grouped under load). The player's query joins registration_instance through
+ * this fragment, which the registrations module owns (table, columns, key); `commitInstanceOf` reads the columns back.
+ * `session` is the alias of a row with app_id, registration_id and instance.
+ */
+export const commitInstanceJoin = (session: string): { columns: string; join: string } => ({
+  columns: 'i.activity_details AS i_tree, i.commit_seq AS i_seq, i.sequencing_state AS i_seqstate, i.xapi_reported AS i_reported',
+  join: `LEFT JOIN registration_instance i ON i.app_id = ${session}.app_id AND i.registration_id = ${session}.registration_id AND i.instance = ${session}.instance`,
+});
+
+/** The columns commitInstanceJoin adds to a row. */
+export interface CommitInstanceColumns {
+  i_tree: string | null;
+  i_seq: number | string | null;
+  i_seqstate: string | null;
+  i_reported: string | null;
+}
+
+/** What a commit needs of its instance (null: the instance is gone). */
+export type CommitInstance = Pick<RegistrationInstanceEntity, 'activityDetails' | 'commitSeq' | 'sequencingState' | 'xapiReported'>;
+
+/** The instance of a row read through commitInstanceJoin, as TypeORM would hydrate it. */
+export function commitInstanceOf(row: CommitInstanceColumns): CommitInstance | null {
+  return row.i_seq !== null
+    ? { activityDetails: jsonColumn.from(row.i_tree) as CommitInstance['activityDetails'], commitSeq: Number(row.i_seq), sequencingState: row.i_seqstate ?? null, xapiReported: row.i_reported ?? null }
+    : null;
 }
 
 /** Most commits in one transaction (each is one UPDATE of its instance; the registrations and launches are one statement each). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ActivityState, activityStateOf, collectionIndex, FlatCmi, parseDuration, ScormVersion } from '../../player/scorm-runtime';
-import type { Json } from '../lrs/statement-keys';
+import { ActivityState, activityStateOf, collectionIndex, FlatCmi, parseDuration, ScormVersion } from '../scorm-runtime';
+import type { Json } from '../../xapi/lrs/statement-keys';
 
 /**
  * Statements of a SCORM launch following the ADL xAPI SCORM Profile: the SCO is the object (type `lesson`), the

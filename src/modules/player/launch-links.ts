@@ -1,6 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { Repository } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { KeyRing } from '../../platform/crypto/keyring';
 import { InvalidInputError } from '../../platform/http/domain-errors';
-import { httpUrlProblem } from './registrations.service';
+import { PlayerSessionEntity, type PlayerSessionSettings } from './player-session.entity';
+import { encodeToken, type LaunchClaims } from './player-tokens';
+import { httpUrlProblem } from '../../platform/http/http-url';
 
 /** What a launch link opens: a registration's instance (tracked), or a course version previewed without one. */
 export type LaunchTarget = { kind: 'registration'; registrationId: string; instance: number } | { kind: 'preview'; courseId: string; version: number };
@@ -87,23 +95,49 @@ export function activityIdsOf<T extends { children?: T[] }>(root: T | null | und
   return ids;
 }
 
-type Issuer = (request: LaunchLinkRequest) => Promise<string>;
-
 /**
- * The player registers how launch links are made (it depends on registrations and courses, not the other way
- * round). Provided by the courses module, so course previews and registration launches share it.
+ * Issues launch links (BuildRegistrationLaunchLink, course previews): a player session row not yet claimed and a signed
+ * launch token. Launching lives in the player; courses and registrations import LaunchLinksModule and ask this
+ * service, which depends on nothing of theirs (the player checks the registration or course when the link is opened).
  */
 @Injectable()
 export class LaunchLinks {
-  private issuer: Issuer | null = null;
+  constructor(
+    @InjectRepository(PlayerSessionEntity) private readonly sessions: Repository<PlayerSessionEntity>,
+    private readonly keys: KeyRing,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
-  register(issuer: Issuer): void {
-    this.issuer = issuer;
-  }
-
-  async issue(request: LaunchLinkRequest): Promise<string> {
-    // PlayerModule registers the issuer when the application starts; without it the application is mis-wired (a bug, not a missing feature).
-    if (!this.issuer) throw new Error('LaunchLinks: no issuer registered; PlayerModule must be imported by the application');
-    return this.issuer(request);
+  async issue(req: LaunchLinkRequest): Promise<string> {
+    const id = randomUUID();
+    const now = new Date();
+    const exp = Math.floor(now.getTime() / 1000) + req.expirySeconds;
+    const target = req.target;
+    const registrationId = target.kind === 'registration' ? target.registrationId : '';
+    const instance = target.kind === 'registration' ? target.instance : 0;
+    const settings: PlayerSessionSettings = {
+      redirectOnExitUrl: req.redirectOnExitUrl,
+      tracking: req.tracking && target.kind === 'registration',
+      ...(req.startSco ? { startSco: req.startSco } : {}),
+      ...(req.culture ? { culture: req.culture } : {}),
+      ...(req.cssUrl ? { cssUrl: req.cssUrl } : {}),
+      ...(req.additionalValues?.length ? { additionalValues: req.additionalValues } : {}),
+      ...(target.kind === 'preview' ? { preview: { courseId: target.courseId, version: target.version } } : {}),
+    };
+    await this.sessions.insert({ id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings });
+    const claims: LaunchClaims = {
+      t: 'launch',
+      id,
+      app: req.appId,
+      reg: registrationId,
+      inst: instance,
+      exp,
+      redirect: req.redirectOnExitUrl,
+      tracking: settings.tracking,
+      ...(req.startSco ? { startSco: req.startSco } : {}),
+      ...(req.culture ? { culture: req.culture } : {}),
+      ...(req.cssUrl ? { css: req.cssUrl } : {}),
+    };
+    return `${this.config.publicUrl}/player/launch/${encodeToken(this.keys, claims)}`;
   }
 }

@@ -1,18 +1,16 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Min } from 'class-validator';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
 import { defineQueue, JobQueue } from '../../../platform/queue/job-queue';
-import { CourseVersionEntity } from '../../courses/entities/course-version.entity';
-import type { ActivityState, FlatCmi, ScormVersion } from '../../player/scorm-runtime';
-import { RegistrationEntity } from '../../registrations/entities/registration.entity';
-import { RegistrationInstanceEntity } from '../../registrations/entities/registration-instance.entity';
-import { XapiCredentialsService } from '../xapi-credentials.service';
-import type { Json } from '../lrs/statement-keys';
-import { OwnStatements, XapiStatementsService } from '../xapi-statements.service';
+import type { CourseVersion } from '../../courses/course-version';
+import type { ActivityState, FlatCmi, ScormVersion } from '../scorm-runtime';
+import type { RegistrationRecord } from '../../registrations/registration-records';
+import { RegistrationProgress } from '../../registrations/registration-progress';
+import { XapiCredentialsService } from '../../xapi/xapi-credentials.service';
+import type { Json } from '../../xapi/lrs/statement-keys';
+import { OwnStatements, XapiStatementsService } from '../../xapi/xapi-statements.service';
 import { commitStatements, LaunchContext, launchStatements, NOTHING_REPORTED, ReportedState, stableUuid, StatementSubject } from './scorm-profile';
 
 /**
@@ -51,9 +49,8 @@ export const LAUNCH_STATEMENTS_QUEUE = defineQueue<LaunchStatementsPayload>({
 const LEGACY_COMMIT_BATCH_QUEUE = defineQueue<{ items?: unknown[] }>({ name: 'xapi-launch-statements-batch', check: () => [], maxAttempts: 1 });
 
 interface ContextRows {
-  reg: RegistrationEntity | null;
-  inst: Pick<RegistrationInstanceEntity, 'courseVersion'> | null;
-  version: CourseVersionEntity | null;
+  reg: RegistrationRecord | null;
+  version: CourseVersion | null;
 }
 
 /** What a commit reports as statements: the statements to store with it and the instance's new reported state. */
@@ -81,7 +78,7 @@ export class LaunchStatements implements OnModuleInit {
     private readonly jobs: JobQueue,
     private readonly statements: XapiStatementsService,
     private readonly credentials: XapiCredentialsService,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly registrations: RegistrationProgress,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -181,20 +178,17 @@ export class LaunchStatements implements OnModuleInit {
     return { objectType: 'Agent', name: 'LCDS player', account: { homePage: this.credentials.endpoint(appId), name: appId } };
   }
 
-  /** The rows a launch's statements name: the registration, its instance's course version (only that column), the version. */
+  /** What a launch's statements name: the registration and the course version its instance runs (asked of the registrations module). */
   private async contextRows(p: ActivityWhere): Promise<ContextRows> {
-    const reg = await this.dataSource.getRepository(RegistrationEntity).findOneBy({ appId: p.appId, id: p.registrationId });
-    const inst = reg
-      ? await this.dataSource.getRepository(RegistrationInstanceEntity).findOne({ where: { appId: p.appId, registrationId: p.registrationId, instance: p.instance }, select: { courseVersion: true } })
-      : null;
-    const version = inst ? await this.dataSource.getRepository(CourseVersionEntity).findOneBy({ appId: p.appId, courseId: reg!.courseId, version: inst.courseVersion }) : null;
-    return { reg, inst, version };
+    const reg = await this.registrations.registration(p.appId, p.registrationId);
+    const version = reg ? await this.registrations.versionOf({ appId: p.appId, registrationId: p.registrationId, instance: p.instance }) : null;
+    return { reg, version };
   }
 
   /** Null when the registration, its instance or its course version is gone. */
-  private launchContext({ reg, inst, version }: ContextRows, p: ActivityWhere & Pick<LaunchStatementsPayload, 'standard' | 'subject'>): LaunchContext | null {
+  private launchContext({ reg, version }: ContextRows, p: ActivityWhere & Pick<LaunchStatementsPayload, 'standard' | 'subject'>): LaunchContext | null {
     if (p.subject) return reg ? this.subjectContext(p, p.subject) : null;
-    if (!reg || !inst || !version) return null;
+    if (!reg || !version) return null;
     const launchable = version.package?.launchables.find((a) => a.id === p.activityId);
     const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
     return {

@@ -1,0 +1,271 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { IsNull, Repository } from 'typeorm';
+import { KeyRing } from '../../platform/crypto/keyring';
+import { CoursesService } from '../courses/courses.service';
+import type { LaunchableActivity } from '../courses/packages/package-types';
+import { RegistrationProgress } from '../registrations/registration-progress';
+import { type HistoryCapture, historyCaptureOf, historyLine, HISTORY_SETTING_IDS } from '../registrations/launch-history-log';
+import type { ActivityResult } from '../registrations/registration-types';
+import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { settingCourseRef } from '../registrations/registrations.service';
+import { SettingsService, SettingTarget } from '../settings/settings.service';
+import { LaunchStatements } from './launch-statements/launch-statements';
+import type { StatementSubject } from './launch-statements/scorm-profile';
+import { type NewlySatisfied, rollUpCmi5 } from './cmi5-launch';
+import { ausOf } from './cmi5-runtime';
+import { PlayerCmi5Start } from './cmi5-session-start';
+import { mediaOf, passingOf, PlayerSessions, PREVIEW_LEARNER, standardVersion, summaryOf } from './player-sessions';
+import { ATTEMPT_SETTING_IDS, attemptSecondsOf, launchesAsNoCredit, resetsRuntimeData, resetTimingOf, startNewAttempt } from './attempt-data';
+import { PlayerError } from './player-errors';
+import { LAUNCH_SETTING_IDS, launchSettingsOf } from './launch-settings';
+import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.entity';
+import { PLAYER_UI_SETTING_IDS, playerUiOf } from './player-ui';
+import { decodeToken, LaunchClaims } from './player-tokens';
+import { applyEngine, definitionOf, engineOf, globalObjectivesOf, isSequenced, navOf, serializeEngine } from './player-sequencing';
+import { type NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
+import { CLIENT_SETTING_IDS, clientSettingsOf, EXPLICIT_CLIENT_SETTING_IDS, sequencingDefinitionFor, TRACKING_SETTING_IDS, trackingRulesOf } from './tracking-rules';
+import { findActivity, ROLLUP_SETTING_IDS, rollUp, rollupRulesOf, trackedSeconds } from './scorm-runtime';
+import type { CourseVersion } from '../courses/course-version';
+import type { RegistrationRecord } from '../registrations/registration-records';
+
+/** What the launch statements of a session name: its course, activity and learner as they are at launch. */
+const statementSubjectOf = (reg: RegistrationRecord, version: CourseVersion, launchable: LaunchableActivity): StatementSubject => {
+  const name = [reg.learnerFirstName, reg.learnerLastName].filter((x) => x).join(' ');
+  return { courseId: reg.courseId, courseTitle: version.title, activityTitle: launchable.title ?? launchable.id, learner: { id: reg.learnerId, ...(name ? { name } : {}) }, registration: reg.xapiRegistrationId };
+};
+
+/** cmi5: refuse the AU's lapses that cmi5 does not let an LMS refuse (LCDS's own setting, for AU developers). */
+const CMI5_STRICT_SETTING = 'LcdsCmi5StrictMode';
+
+/** The history log's first line: what the launch runs (detailed: also the course, the learner and the attempt). */
+function launchLine(history: HistoryCapture, version: CourseVersion, reg: RegistrationRecord, launchable: LaunchableActivity, node: ActivityResult | null, sequenced: boolean, at: Date): string {
+  const resumed = node?.runtime?.exit === 'suspend';
+  const parts = [`activity ${JSON.stringify(launchable.id)}`, version.learningStandard, resumed ? 'resuming a suspended attempt' : 'new attempt'];
+  if (sequenced) parts.push('delivered by the sequencer');
+  if (history.control === 'detailed') parts.push(`course ${JSON.stringify(version.courseId)} version ${version.version}`, `learner ${JSON.stringify(reg.learnerId)}`, `attempts ${node?.attempts ?? 0}`);
+  return historyLine('launch', parts.join(', '), at);
+}
+
+/** Opens a player session from a launch link: a registration's launch (tracked) or a course preview. */
+@Injectable()
+export class PlayerLaunchService {
+  constructor(
+    @InjectRepository(PlayerSessionEntity) private readonly sessionRows: Repository<PlayerSessionEntity>,
+    private readonly sessions: PlayerSessions,
+    private readonly progress: RegistrationProgress,
+    private readonly courses: CoursesService,
+    private readonly keys: KeyRing,
+    private readonly postbacks: RegistrationPostbacks,
+    private readonly settings: SettingsService,
+    private readonly launchStatements: LaunchStatements,
+    private readonly cmi5Start: PlayerCmi5Start,
+  ) {}
+
+  /** Claims a launch link (once) and opens a player session; returns the session token. */
+  async launch(token: string): Promise<string> {
+    const claims = decodeToken<LaunchClaims>(this.keys, token, 'launch');
+    if (claims === 'malformed') throw new PlayerError(400, 'This link is not valid', 'The launch link is damaged or incomplete. Ask for a new link to start the course.');
+    if (claims === 'expired') throw new PlayerError(410, 'This link has expired', 'The launch link has expired. Go back to where you found it and launch the course again.');
+    const now = new Date();
+    const claimed = await this.sessionRows.update({ id: claims.id, usedAt: IsNull() }, { usedAt: now });
+    if (!claimed.affected) {
+      const known = await this.sessionRows.findOneBy({ id: claims.id });
+      if (!known) throw new PlayerError(410, 'This link is no longer valid', 'The registration of this launch link no longer exists.');
+      throw new PlayerError(410, 'This link has already been used', 'Each launch link opens the course once. Go back to where you found it and launch the course again.');
+    }
+    const issued = (await this.sessionRows.findOneBy({ id: claims.id }))?.settings ?? null;
+    if (issued?.preview) return this.launchPreview(claims, issued, issued.preview);
+    const reg = await this.progress.registration(claims.app, claims.reg);
+    const inst = reg ? await this.progress.instance({ appId: claims.app, registrationId: claims.reg, instance: claims.inst }) : null;
+    if (!reg || !inst || !inst.activityDetails) throw new PlayerError(410, 'This course is no longer available', 'The registration of this launch link no longer exists.');
+    const version = await this.courses.findVersion(claims.app, reg.courseId, inst.courseVersion);
+    if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
+    const scormVersion = this.sessions.runtimeOf(version);
+    // The effective settings the session's commits need, read once here (one query), not on every commit.
+    const settingTarget: SettingTarget = { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course: settingCourseRef(version) };
+    const values = await this.settings.effective(claims.app, settingTarget, [...ROLLUP_SETTING_IDS, ...POSTBACK_SETTING_IDS, ...ATTEMPT_SETTING_IDS, ...HISTORY_SETTING_IDS, CMI5_STRICT_SETTING, ...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
+    // The settings that change the page only when set somewhere (the UI's and PlayerValidateInteractionResponses), one query.
+    const explicit = await this.settings.explicit(claims.app, settingTarget, [...PLAYER_UI_SETTING_IDS, ...EXPLICIT_CLIENT_SETTING_IDS]);
+    const ui = playerUiOf(explicit);
+    const tracked = trackingRulesOf(values);
+    // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
+    const sequenced = isSequenced(version);
+    let engine: SequencingEngine | undefined;
+    let resumed: string | undefined;
+    let launchable: LaunchableActivity;
+    if (sequenced) {
+      const where = { appId: claims.app, registrationId: claims.reg, instance: claims.inst };
+      engine = engineOf(sequencingDefinitionFor(definitionOf(version), tracked), await this.progress.sequencingStateOf(where), await this.progress.priorGlobals(where));
+      resumed = engine.suspendedActivity;
+      launchable = this.sessions.requireActivity(version, this.startDelivery(engine, claims.startSco) ?? undefined, true);
+      if (engine.suspendedActivity !== undefined || resumed !== launchable.id) resumed = undefined;
+    } else launchable = this.sessions.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
+
+    const rollup = rollupRulesOf(scormVersion, values);
+    const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
+    const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
+    const history = claims.tracking ? historyCaptureOf(values) : undefined;
+    const launchSettings = launchSettingsOf(values, standardVersion(version.learningStandard) ?? undefined);
+    const timeLimit = claims.tracking ? launchSettings.exit.timeLimit : undefined;
+    if (timeLimit && (await this.progress.timeSpent({ appId: claims.app, registrationId: reg.id, instance: inst.instance })) >= timeLimit) {
+      throw new PlayerError(403, 'The time for this course has run out', `This course may be taken for ${Math.round(timeLimit / 60)} minutes in all, and that time has been spent.`);
+    }
+    const statements = claims.tracking && launchSettings.statements && version.learningStandard !== 'XAPI';
+    const node = findActivity(inst.activityDetails, launchable.id);
+    const baseSeconds = trackedSeconds(node?.timeTracked);
+    let launchHistoryId: string | null = null;
+    const cmi5 = version.learningStandard === 'CMI5';
+    let satisfiedFirst: NewlySatisfied[] = [];
+    if (claims.tracking) {
+      launchHistoryId = randomUUID();
+      const resuming = node?.runtime?.exit === 'suspend';
+      let wiped = false;
+      if (engine) {
+        // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
+        const before = node?.attempts ?? 0;
+        if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true, true);
+        applyEngine(inst.activityDetails, engine);
+      } else {
+        if (node && !resuming) {
+          wiped = startNewAttempt(node, resetRuntime, node.attempts, noCredit);
+          node.attempts += 1;
+        }
+        // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
+        if (cmi5) satisfiedFirst = rollUpCmi5(inst.activityDetails, ausOf(version.package?.launchables ?? []));
+        else if (node) rollUp(inst.activityDetails, rollup);
+      }
+      const tree = inst.activityDetails;
+      // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
+      // and the launch history's.
+      const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
+      const firstLine = history?.control ? launchLine(history, version, reg, launchable, node, engine !== undefined, now) : null;
+      await this.progress.startLaunch(
+        { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
+        { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
+        {
+          activityDetails: inst.activityDetails,
+          firstAccessAt: inst.firstAccessAt ?? now,
+          lastAccessAt: now,
+          updatedAt: now,
+          ...(summary ?? {}),
+          ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
+        },
+      );
+    }
+    const passing = passingOf(launchable);
+    const settings: PlayerSessionSettings = {
+      redirectOnExitUrl: claims.redirect || launchSettings.redirectOnExitUrl,
+      tracking: claims.tracking,
+      ...(claims.culture ? { culture: claims.culture } : {}),
+      ...(claims.css ? { cssUrl: claims.css } : {}),
+      ...(issued?.additionalValues ? { additionalValues: issued.additionalValues } : {}),
+      activityId: launchable.id,
+      seqBase: inst.commitSeq,
+      baseSeconds,
+      attemptBaseSeconds: attemptSecondsOf(node),
+      launchBaseSeconds: trackedSeconds(inst.activityDetails.timeTracked),
+      standard: scormVersion,
+      ...(passing !== undefined ? { passing } : {}),
+      rollup,
+      ...(resetRuntime ? { resetRuntime } : {}),
+      ...(noCredit ? { noCredit: true as const } : {}),
+      tracked,
+      client: clientSettingsOf(scormVersion, values, explicit),
+      ui,
+      postbacks: this.postbacks.hasTarget(reg, values),
+      ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
+      ...(resumed ? { resumed } : {}),
+      ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
+      ...(statements && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
+      ...(launchSettings.statements ? {} : { statementsOff: true as const }),
+      exit: launchSettings.exit,
+      ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
+      ...(mediaOf(version) ? { media: launchSettings.media } : {}),
+      ...(history ? { history } : {}),
+    };
+    if (cmi5) {
+      const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
+      settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
+    }
+    const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
+    if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
+    if (statements && !cmi5) {
+      await this.launchStatements.launched({
+        appId: claims.app,
+        registrationId: claims.reg,
+        instance: claims.inst,
+        activityId: launchable.id,
+        standard: scormVersion,
+        sessionId: claims.id,
+        resumed: node?.runtime?.exit === 'suspend',
+        at: now,
+        subject: settings.statements,
+      });
+    }
+    return sessionToken;
+  }
+
+  /** A preview link opens a session on the course version alone: no registration, no launch history, tracking off. */
+  private async launchPreview(claims: LaunchClaims, issued: PlayerSessionSettings, target: { courseId: string; version: number }): Promise<string> {
+    const version = await this.courses.findVersion(claims.app, target.courseId, target.version);
+    if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this preview link has been deleted.');
+    const standard = this.sessions.runtimeOf(version);
+    const engine = isSequenced(version) ? engineOf(definitionOf(version), null) : undefined;
+    const launchable = engine ? this.sessions.requireActivity(version, this.startDelivery(engine, issued.startSco) ?? undefined, true) : this.sessions.requireActivity(version, issued.startSco);
+    const passing = passingOf(launchable);
+    const settings: PlayerSessionSettings = {
+      ...issued,
+      ui: playerUiOf(await this.settings.explicit(claims.app, this.sessions.previewTarget(target, version), PLAYER_UI_SETTING_IDS)),
+      tracking: false,
+      activityId: launchable.id,
+      standard,
+      ...(passing !== undefined ? { passing } : {}),
+      ...(engine ? { sequenced: true, seqKey: version.contentPrefix, seqState: serializeEngine(engine) } : {}),
+    };
+    const now = new Date();
+    if (version.learningStandard === 'CMI5') {
+      settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: '', instance: 0 }, claims.id, PREVIEW_LEARNER, [], now, null, false);
+    }
+    return this.sessions.openSession(claims.id, settings, null, now);
+  }
+
+  /**
+   * Concurrent launch detection: the registration's other live sessions (the `rows` most recent) are told that this
+   * launch took over; their next request answers 409 (the page says so and stops saving), or 410 with `force` (the
+   * page leaves). Launch time only: commits read the mark with their session, at no extra cost.
+   */
+  private async supersedeOthers(appId: string, registrationId: string, sessionId: string, opts: { rows: number; force: boolean }, now: Date): Promise<void> {
+    const others = await this.sessionRows
+      .createQueryBuilder('s')
+      .where('s.appId = :appId AND s.registrationId = :registrationId AND s.id <> :sessionId AND s.usedAt IS NOT NULL AND s.expiresAt > :now', { appId, registrationId, sessionId, now })
+      .orderBy('s.usedAt', 'DESC')
+      .take(opts.rows)
+      .getMany();
+    for (const other of others) {
+      if (!other.settings?.activityId || other.settings.superseded) continue;
+      await this.sessionRows.update({ id: other.id }, { settings: { ...other.settings, superseded: { force: opts.force } } });
+    }
+  }
+
+  /**
+   * The activity a launch delivers: the current one when the last session was left without a navigation request
+   * (the tab closed), resume all after suspend all, else start (or the link's startSco as a choice); when the rules
+   * deliver nothing (flow off at the root), the first activity a choice may select, as if the learner picked it.
+   */
+  private startDelivery(engine: SequencingEngine, startSco?: string): string | null {
+    const cur = engine.currentActivity;
+    if (cur !== undefined && engine.status(cur).active && !engine.definition.activities[cur]?.children.length) return cur;
+    const tries: NavigationRequest[] = [];
+    if (engine.suspendedActivity !== undefined) tries.push({ type: 'resumeAll' });
+    else if (cur === undefined) tries.push(...(startSco ? [{ type: 'choice', target: startSco } as const] : []), { type: 'start' });
+    else tries.push({ type: 'choice', target: cur }, { type: 'continue' });
+    for (const r of tries) {
+      const res = engine.navigate(r);
+      if (res.deliver) return res.deliver;
+    }
+    const first = navOf(engine).choice[0];
+    return first !== undefined ? (engine.navigate({ type: 'choice', target: first }).deliver ?? null) : null;
+  }
+}
