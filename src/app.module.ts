@@ -9,6 +9,7 @@ import { HealthModule } from './platform/health/health.module';
 import { HttpPlatformModule } from './platform/http/http-platform.module';
 import { LoggingModule } from './platform/logging/logging.module';
 import { QueueModule } from './platform/queue/queue.module';
+import { EventsModule } from './platform/events/events.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
@@ -38,6 +39,7 @@ export class AppModule {
         DatabaseModule,
         RedisModule,
         QueueModule,
+        EventsModule,
         AuthModule,
         HttpPlatformModule,
         HealthModule,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, In, Repository, UpdateResult } from 'typeorm';
+import { Brackets, EntityManager, In, Repository, UpdateResult } from 'typeorm';
 import type { JobRecord } from './job-queue';
 import { JobEntity } from './job.entity';
 
@@ -36,8 +36,12 @@ export const FINISHED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export class JobStore {
   constructor(@InjectRepository(JobEntity) private readonly repo: Repository<JobEntity>) {}
 
-  /** Inserts a queued job; if a row with this id exists already (an id reused on purpose), leaves it and returns it. */
-  async create(job: NewJob): Promise<{ row: JobEntity; created: boolean }> {
+  /**
+   * Inserts a queued job; if a row with this id exists already (an id reused on purpose), leaves it and returns it.
+   * With a manager, the row is written in that manager's transaction.
+   */
+  async create(job: NewJob, manager?: EntityManager): Promise<{ row: JobEntity; created: boolean }> {
+    const repo = manager ? manager.getRepository(JobEntity) : this.repo;
     const now = new Date();
     const row = Object.assign(new JobEntity(), {
       ...job,
@@ -53,10 +57,10 @@ export class JobStore {
       finishedAt: null,
     });
     try {
-      await this.repo.insert(row);
+      await repo.insert(row);
     } catch (err) {
       // A duplicate key, whatever the driver calls it: the existing row is the job.
-      const existing = await this.find(job.id);
+      const existing = await repo.findOneBy({ id: job.id });
       if (existing) return { row: existing, created: false };
       throw err;
     }

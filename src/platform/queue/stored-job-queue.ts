@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { checkQueueName, JobExecutor, newWorkerId, RegisteredQueue } from './job-executor';
 import { serializePayload, validatePayload } from './job-payload';
@@ -40,6 +41,11 @@ export abstract class StoredJobQueue extends JobQueue {
     return this.store.get(jobId);
   }
 
+  async enqueueIn<P extends object>(manager: EntityManager, queue: QueueDefinition<P>, payload: P, options: EnqueueOptions = {}): Promise<string> {
+    const { row } = await this.insert(queue, payload, options, manager);
+    return row.id;
+  }
+
   /** Called when a handler is registered; adapters may start it at once when they are already processing. */
   protected onRegister(_queue: string): void {}
 
@@ -48,6 +54,7 @@ export abstract class StoredJobQueue extends JobQueue {
     queue: QueueDefinition<P>,
     payload: P,
     options: EnqueueOptions = {},
+    manager?: EntityManager,
   ): Promise<{ row: JobEntity; created: boolean }> {
     checkQueueName(queue.name);
     if (queue.validate === 'run') {
@@ -65,7 +72,7 @@ export abstract class StoredJobQueue extends JobQueue {
       payload: serializePayload(queue, payload),
       maxAttempts: Math.max(1, queue.maxAttempts ?? this.config.jobs.maxAttempts),
       runAfter: new Date(Date.now() + delayMs),
-    });
+    }, manager);
     if (!result.created && result.row.queue !== queue.name) {
       throw new Error(`Job id ${id} belongs to queue "${result.row.queue}", not "${queue.name}"`);
     }
