@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { JobContext, JobQueue, UnrecoverableJobError } from '../queue/job-queue';
+import type { JobEntity } from '../queue/job.entity';
 import { AfterCommit } from './after-commit';
 import { DOMAIN_EVENT_QUEUE, DomainEventJob } from './domain-event-queue';
 import { DomainEvent, EventType } from './domain-event';
@@ -29,6 +30,13 @@ export type DurableEventListener<E extends DomainEvent> = (event: E, delivery: D
 export interface DurableListenerOptions {
   /** Stable across releases and unique in the process: outbox rows name their listener by it. */
   name: string;
+}
+
+/** An event whose outbox rows a writer inserts itself (`EventBus.stage`). */
+export interface StagedEvent {
+  readonly event: DomainEvent;
+  /** Rows of table `job` to insert in the writer's transaction (INSERT_JOB_SQL, or the JobEntity). */
+  readonly jobs: readonly JobEntity[];
 }
 
 const LISTENER_NAME = /^[A-Za-z0-9][\w.:-]{0,99}$/;
@@ -128,13 +136,22 @@ export class EventBus implements OnModuleInit {
     this.delivered(type, event, jobIds);
   }
 
-  /** The outbox rows of an event to write with a transaction the caller runs itself (the runtime commit's raw SQL). */
-  outboxRows(event: DomainEvent): DomainEventJob[] {
+  /**
+   * For a writer that runs its own SQL transaction (the runtime commit): the event's outbox rows to insert in it (none
+   * when no durable listener subscribed), then `committed(staged)` once it committed. Null when nobody listens.
+   */
+  stage(event: DomainEvent): StagedEvent | null {
     const type = typeOf(event);
+    if (!this.hasListeners(event.constructor as EventType)) return null;
     const byName = this.durable.get(type);
-    if (!byName) return [];
     const fields = { ...event } as Record<string, unknown>;
-    return [...byName.keys()].map((listener) => ({ listener, type, event: fields }));
+    const jobs = byName ? [...byName.keys()].map((listener) => this.jobs.outboxRow(DOMAIN_EVENT_QUEUE, { listener, type, event: fields }, { appId: event.appId })) : [];
+    return { event, jobs };
+  }
+
+  /** A staged event's transaction committed: the in-process listeners run, the outbox rows go to the transport. */
+  committed(staged: StagedEvent): void {
+    this.delivered(typeOf(staged.event), staged.event, staged.jobs.map((j) => j.id));
   }
 
   private async writeOutbox(manager: EntityManager | null, type: string, event: DomainEvent): Promise<string[]> {

@@ -14,6 +14,6 @@ export {
   RegistrationProgressChanged,
   StatementsStored,
 } from './lcds-events';
-export { EventBus, type DurableDelivery, type DurableEventListener, type DurableListenerOptions, type EventListener } from './event-bus';
+export { EventBus, type DurableDelivery, type DurableEventListener, type DurableListenerOptions, type EventListener, type StagedEvent } from './event-bus';
 export { DOMAIN_EVENT_QUEUE, type DomainEventJob } from './domain-event-queue';
 export { EventsModule } from './events.module';

@@ -91,9 +91,10 @@ export class RegistrationDeleted extends DomainEvent {
 /** The LRS stored statements (sent by a client, or made by LCDS for a launch). */
 export class StatementsStored extends DomainEvent {
   static readonly type = 'StatementsStored';
+  /** The ids of the statements stored by this request (those already stored are not told again). */
   declare readonly statementIds: string[];
-  /** The registration the statements name, when they all name the same one. */
-  declare readonly registrationId: string | null;
+  /** The xAPI registration (context.registration, a UUID) the statements all name, else null. */
+  declare readonly xapiRegistration: string | null;
   constructor(data: EventData<StatementsStored>) {
     super(data);
   }

@@ -1,5 +1,6 @@
 import type { ClassConstructor } from 'class-transformer';
 import type { EntityManager } from 'typeorm';
+import type { JobEntity } from './job.entity';
 
 /** A named queue and the type of its payload. Queue names are constants next to their processor. */
 export interface QueueDefinition<P extends object> {
@@ -101,6 +102,11 @@ export abstract class JobQueue {
    * workers' poll (in-process) or reconciliation (Bull).
    */
   abstract enqueueIn<P extends object>(manager: EntityManager, queue: QueueDefinition<P>, payload: P, options?: EnqueueOptions): Promise<string>;
+  /**
+   * The row of a new job for a writer that inserts it with its own SQL in its own transaction (the runtime commit),
+   * then calls `announce`. The payload is checked when the job runs.
+   */
+  abstract outboxRow<P extends object>(queue: QueueDefinition<P>, payload: P, options?: EnqueueOptions): JobEntity;
   /** Hands a job stored by `enqueueIn` to the transport, once its transaction committed. */
   abstract announce(queue: QueueDefinition<object>, jobId: string): Promise<void>;
 }

@@ -42,20 +42,7 @@ export class JobStore {
    */
   async create(job: NewJob, manager?: EntityManager): Promise<{ row: JobEntity; created: boolean }> {
     const repo = manager ? manager.getRepository(JobEntity) : this.repo;
-    const now = new Date();
-    const row = Object.assign(new JobEntity(), {
-      ...job,
-      status: 'queued' as const,
-      attempts: 0,
-      progress: 0,
-      lockedBy: null,
-      lockedUntil: null,
-      result: null,
-      error: null,
-      createdAt: now,
-      updatedAt: now,
-      finishedAt: null,
-    });
+    const row = queuedJobRow(job);
     try {
       await repo.insert(row);
     } catch (err) {
@@ -249,6 +236,31 @@ export class JobStore {
       })
       .execute();
   }
+}
+
+/** The row of a new queued job, as inserted. */
+export function queuedJobRow(job: NewJob, now: Date = new Date()): JobEntity {
+  return Object.assign(new JobEntity(), {
+    ...job,
+    status: 'queued' as const,
+    attempts: 0,
+    progress: 0,
+    lockedBy: null,
+    lockedUntil: null,
+    result: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+  });
+}
+
+/** The insert of a new job row for writers that run their own SQL (the runtime commit on MySQL), with `insertJobValues`. */
+export const INSERT_JOB_SQL =
+  'INSERT INTO job (id, queue, app_id, payload, status, attempts, max_attempts, progress, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function insertJobValues(row: JobEntity): unknown[] {
+  return [row.id, row.queue, row.appId, row.payload, row.status, row.attempts, row.maxAttempts, row.progress, row.runAfter, row.createdAt, row.updatedAt];
 }
 
 export function retryDelayMs(backoffMs: number, attempt: number): number {
