@@ -1,7 +1,7 @@
 import { DomainEvent, EventData } from './domain-event';
 
 // The events LCDS publishes. Their `type` strings are stored in outbox rows: never rename one that was released.
-// Field names follow the API V2 wire format where one exists (completion/success values, score as scaled 0–100).
+// Field names follow the API V2 wire format where one exists (completion/success values, score as score.scaled).
 
 /** A course version was imported (a new course or a new version of one), ready to be registered against. */
 export class CourseImported extends DomainEvent {
@@ -50,7 +50,7 @@ export class RegistrationProgressChanged extends DomainEvent {
   declare readonly completion: string;
   /** PASSED | FAILED | UNKNOWN */
   declare readonly success: string;
-  /** Scaled score 0–100, null when none. */
+  /** The score as the API's score.scaled, null when none. */
   declare readonly score: number | null;
   declare readonly totalSecondsTracked: number;
   constructor(data: EventData<RegistrationProgressChanged>) {
@@ -67,7 +67,7 @@ export class RegistrationCompleted extends DomainEvent {
   declare readonly learnerId: string;
   /** PASSED | FAILED | UNKNOWN */
   declare readonly success: string;
-  /** Scaled score 0–100, null when none. */
+  /** The score as the API's score.scaled, null when none. */
   declare readonly score: number | null;
   declare readonly totalSecondsTracked: number;
   /** ISO 8601, UTC. */
