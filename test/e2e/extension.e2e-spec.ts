@@ -1,20 +1,13 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
 import { ExtensionLoadError, loadExtensions } from '../../src/platform/extensions/extension-loader';
 import { importCourse } from '../support/courses';
+import { completeThroughCommits, EXAMPLE, EXAMPLE_ROUTE, requireBuiltExample } from '../support/extension';
 import { scoPackage, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
-
-/** The example extension, as an operator lists it: the absolute path of its package folder (built by `npm test`). */
-export const EXAMPLE = resolve(__dirname, '..', '..', 'examples', 'registration-completed-export');
-export const EXAMPLE_ROUTE = '/ext/registration-completed-export/completions';
-
-export function requireBuiltExample(): void {
-  if (!existsSync(join(EXAMPLE, 'dist', 'index.js'))) throw new Error('the example extension is not built: run `npm run build:examples` (npm test does)');
-}
 
 describe('extensions: the example registration-completed-export loaded through LCDS_EXTENSIONS', () => {
   let s: TestServer;
@@ -48,19 +41,7 @@ describe('extensions: the example registration-completed-export loaded through L
   };
   const completions = (auth: string | undefined, query = '') => call(`${s.baseUrl}${EXAMPLE_ROUTE}${query}`, auth ? { auth } : {});
 
-  /** A registration whose learner completes the course through the player's commits (no browser). */
-  const complete = async (registrationId: string) => {
-    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId, courseId: 'x2004', learner: { id: `l-${registrationId}` } } })).status).toBe(204);
-    const link = await call(`${s.api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
-    const res = await fetch(link.body.launchLink as string, { redirect: 'manual' });
-    const player = new URL(res.headers.get('location')!, s.baseUrl).toString();
-    const commit = (seq: number, cmi: Record<string, string>) =>
-      fetch(`${player}commit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seq, activityId: 'sco-1', cmi }) });
-    expect((await commit(1, { 'cmi.completion_status': 'incomplete', 'cmi.session_time': 'PT10S' })).status).toBe(200);
-    expect((await commit(2, { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.score.scaled': '0.9', 'cmi.session_time': 'PT20S' })).status).toBe(200);
-    // Later commits of a completed registration tell nothing new.
-    expect((await commit(3, { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed', 'cmi.score.scaled': '0.9', 'cmi.session_time': 'PT25S' })).status).toBe(200);
-  };
+  const complete = (registrationId: string) => completeThroughCommits(s.baseUrl, app, registrationId, 'x2004');
 
   it("runs the extension's migration with LCDS's", async () => {
     const ds = s.app.get(DataSource);
