@@ -1,5 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import { basename, dirname, extname, isAbsolute, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, sep } from 'node:path';
 import { EXTENSION_METADATA, ExtensionOptions, MigrationClass } from './extension.decorator';
 
 /** An extension module as LCDS mounts it. */
@@ -56,6 +57,7 @@ export function loadExtensions(specifiers: readonly string[]): LoadedExtension[]
 function loadOne(specifier: string): LoadedExtension {
   let exported: unknown;
   try {
+    extensionRoots.push(packageRoot(require.resolve(specifier)));
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- an extension is found at run time by its specifier
     exported = require(specifier);
   } catch (err) {
@@ -102,11 +104,26 @@ function defaultName(specifier: string): string {
 }
 
 let shared = false;
+/** The folders of the loaded extensions' packages: their files get LCDS's copies of the shared packages. */
+const extensionRoots: string[] = [];
+
+function packageRoot(file: string): string {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return dirname(file);
+  }
+}
+
+function inExtension(parent: unknown): boolean {
+  const file = (parent as { filename?: unknown } | null)?.filename;
+  return typeof file === 'string' && extensionRoots.some((root) => file.startsWith(root + sep));
+}
 
 /**
  * An extension gets LCDS's own copies of `lcds/extension` and of the packages whose classes it shares with LCDS
  * (Nest's decorators and DI tokens, TypeORM's, the validators): one copy of each in the process, wherever the
- * extension was installed. Node's CommonJS resolution is asked for those from LCDS's folder instead.
+ * extension was installed. Node's CommonJS resolution is asked for those from LCDS's folder instead, for requests
+ * made by the extensions' files only (LCDS's dependencies keep what they resolve).
  */
 function shareHostPackages(): void {
   if (shared) return;
@@ -118,7 +135,7 @@ function shareHostPackages(): void {
   const hostParent = { id: __filename, filename: __filename, paths: hostPaths() };
   Module._resolveFilename = function (request: string, parent: unknown, ...rest: unknown[]): string {
     if (request === 'lcds/extension' || request === 'lcds') return surface;
-    if (SHARED_PACKAGES.some((p) => request === p || request.startsWith(`${p}/`))) return original.call(this, request, hostParent, ...rest);
+    if (inExtension(parent) && SHARED_PACKAGES.some((p) => request === p || request.startsWith(`${p}/`))) return original.call(this, request, hostParent, ...rest);
     return original.call(this, request, parent, ...rest);
   };
 }
