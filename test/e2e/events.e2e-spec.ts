@@ -1,6 +1,21 @@
 import { DataSource } from 'typeorm';
-import { DomainEvent, DurableDelivery, EventBus, RegistrationCompleted } from '../../src/platform/events';
-import { startTestServer, TestServer } from '../support/test-server';
+import {
+  CourseDeleted,
+  CourseImported,
+  DomainEvent,
+  DurableDelivery,
+  EventBus,
+  EventType,
+  RegistrationCompleted,
+  RegistrationCreated,
+  RegistrationDeleted,
+  RegistrationProgressChanged,
+  StatementsStored,
+} from '../../src/platform/events';
+import { importCourse } from '../support/courses';
+import { completeThroughCommits } from '../support/extension';
+import { scoPackage } from '../support/player';
+import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 function completed(registrationId: string): RegistrationCompleted {
   return new RegistrationCompleted({
@@ -96,5 +111,53 @@ describe('domain events: in-process and durable (outbox) listeners', () => {
 
   it('refuses a second durable listener with the same name', () => {
     expect(() => bus.onDurable(RegistrationCompleted, { name: 'test.completed-sink' }, () => Promise.resolve())).toThrow(/already subscribed/);
+  });
+});
+
+describe('domain events: published where the changes happen, through the durable path', () => {
+  let server: TestServer;
+  let app: string;
+  const heard: DomainEvent[] = [];
+  const types: EventType[] = [CourseImported, CourseDeleted, RegistrationCreated, RegistrationProgressChanged, RegistrationCompleted, RegistrationDeleted, StatementsStored];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    app = basic(server.firstStart.application.appId, server.firstStart.application.secretKey);
+    const bus = server.app.get(EventBus);
+    for (const type of types) {
+      bus.onDurable(type, { name: `test.all.${type.type}` }, (event) => {
+        heard.push(event);
+        return Promise.resolve();
+      });
+    }
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const heardOf = <E extends DomainEvent>(type: EventType<E>, match: (e: E) => boolean) =>
+    until(() => heard.find((e): e is E => e instanceof type && match(e)), 20_000);
+
+  it('tells a course import, a registration, its progress and completion, statements, and the deletions', async () => {
+    const appId = server.firstStart.application.appId;
+    await importCourse(server.api, app, 'ev2004', { name: 'ev2004.zip', data: await scoPackage('2004', ''), type: 'application/zip' });
+    expect(await heardOf(CourseImported, (e) => e.courseId === 'ev2004')).toMatchObject({ appId, version: 1, learningStandard: 'SCORM20043RDEDITION' });
+
+    await completeThroughCommits(server.baseUrl, app, 'ev-reg', 'ev2004');
+    expect(await heardOf(RegistrationCreated, (e) => e.registrationId === 'ev-reg')).toMatchObject({ appId, courseId: 'ev2004', courseVersion: 1, learnerId: 'l-ev-reg' });
+    expect(await heardOf(RegistrationProgressChanged, (e) => e.registrationId === 'ev-reg' && e.completion === 'COMPLETED')).toMatchObject({ success: 'PASSED', score: 0.9, instance: 0 });
+    expect(await heardOf(RegistrationCompleted, (e) => e.registrationId === 'ev-reg')).toMatchObject({ courseId: 'ev2004', learnerId: 'l-ev-reg', success: 'PASSED' });
+
+    const statement = { actor: { mbox: 'mailto:someone@example.com' }, verb: { id: 'http://adlnet.gov/expapi/verbs/experienced' }, object: { id: 'http://example.com/a' } };
+    const stored = await call(`${server.baseUrl}/lrs/${appId}/statements`, { method: 'POST', auth: app, json: [statement], headers: { 'x-experience-api-version': '1.0.3' } });
+    expect(stored.status).toBe(200);
+    expect(await heardOf(StatementsStored, (e) => e.statementIds.includes(stored.body[0]))).toMatchObject({ appId, xapiRegistration: null });
+
+    expect((await call(`${server.api}/registrations/ev-reg`, { method: 'DELETE', auth: app })).status).toBe(204);
+    expect(await heardOf(RegistrationDeleted, (e) => e.registrationId === 'ev-reg')).toMatchObject({ instance: null });
+    expect((await call(`${server.api}/courses/ev2004`, { method: 'DELETE', auth: app })).status).toBe(204);
+    expect(await heardOf(CourseDeleted, (e) => e.courseId === 'ev2004')).toMatchObject({ appId, version: null });
+    // Each event once per listener (a completed registration's later commits tell nothing new).
+    expect(heard.filter((e) => e instanceof RegistrationCompleted)).toHaveLength(1);
   });
 });

@@ -8,6 +8,7 @@ export class CourseImported extends DomainEvent {
   static readonly type = 'CourseImported';
   declare readonly courseId: string;
   declare readonly version: number;
+  /** As GetCourse shows it: SCORM12, SCORM20043RDEDITION, AICC, TINCAN, CMI5, … */
   declare readonly learningStandard: string;
   declare readonly title: string;
   constructor(data: EventData<CourseImported>) {
