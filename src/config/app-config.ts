@@ -54,6 +54,8 @@ export interface AppConfig {
    */
   lrs: { unversionedAnswer: '2.0.0' | '1.0.3' };
   bootstrap: boolean;
+  /** LCDS_EXTENSIONS: module specifiers (npm package names or absolute paths) of the extensions to load, in order. */
+  extensions: string[];
   version: string;
 }
 
@@ -230,10 +232,26 @@ export function loadConfig(env: Env = process.env): AppConfig {
       backoffMs: int('LCDS_XAPI_PIPE_BACKOFF_MS', 30_000, 10, 3_600_000),
     },
     bootstrap: bool('LCDS_BOOTSTRAP', true),
+    extensions: readExtensions(read('LCDS_EXTENSIONS'), problems),
     version: packageVersion(),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** An npm package name (scoped or not), optionally with a subpath: what `require` finds in node_modules. */
+const PACKAGE_SPECIFIER = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w.-]+)*$/i;
+
+function readExtensions(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  const specifiers = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const s of specifiers) {
+    if (!isAbsolute(s) && !PACKAGE_SPECIFIER.test(s)) {
+      problems.push(`LCDS_EXTENSIONS: "${s}" must be an npm package name (my-extension, @team/lcds-extension) or an absolute path`);
+    }
+  }
+  if (new Set(specifiers).size !== specifiers.length) problems.push('LCDS_EXTENSIONS names an extension twice');
+  return specifiers;
 }
 
 function readStorage(

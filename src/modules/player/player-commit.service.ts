@@ -19,6 +19,7 @@ import { SequencingEngine } from '../sequencing/sequencing-engine';
 import { applyPretest, applyTrackingRules, changesState, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, type TrackedState } from './tracking-rules';
 import { activityStateOf, findActivity, FlatCmi, formatTracked, rollUp, trackedSeconds } from './scorm-runtime';
 import type { CourseVersion } from '../courses/course-version';
+import { progressSummary } from '../registrations/registration-progress-events';
 
 export interface CommitBody {
   seq: number;
@@ -123,6 +124,7 @@ export class PlayerCommitService {
       if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
       if (seq <= inst.commitSeq) return { applied: false };
       const tree = inst.activityDetails;
+      const progressBefore = progressSummary(tree);
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
       const reported = reportedOf(node);
@@ -211,6 +213,7 @@ export class PlayerCommitService {
         ...(globalObjectives !== undefined ? { globalObjectives } : {}),
         ...(statements ? { statements: statements.statements, xapiReported: statements.reported } : {}),
         ...(s.history && session.launchHistoryId ? { historyLog: commitLines(s.history, body, s.activityId, node, tree, reportedOf(node) !== reported) } : {}),
+        progressBefore,
       });
       if (!applied) continue;
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch

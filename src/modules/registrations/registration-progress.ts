@@ -11,6 +11,7 @@ import { RegistrationInstanceEntity } from './entities/registration-instance.ent
 import type { InstanceRecord, RegistrationRecord } from './registration-records';
 import { RegistrationPostbacks } from './registration-postbacks';
 import type { ActivityResult } from './registration-types';
+import { progressSummary } from './registration-progress-events';
 import { settingCourseRef } from './registrations.service';
 import { trackedSeconds } from './tracked-time';
 
@@ -212,6 +213,7 @@ export class RegistrationProgress {
       const version = inst && reg ? await this.courses.findVersion(appId, reg.courseId, inst.courseVersion) : null;
       if (!inst?.activityDetails || !version) return null;
       const tree = inst.activityDetails;
+      const progressBefore = progressSummary(tree);
       const target = { level: 'registrationInstance' as const, registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) };
       const read = (ids: readonly string[]) => this.settings.effective(appId, target, [...ids, 'UseStatementTimestampInRegistrationUpdates']);
       // Settings the change needs are read first (one query); otherwise only once something changed.
@@ -234,6 +236,7 @@ export class RegistrationProgress {
         launchSeconds: (latest?.totalSeconds ?? 0) + (applied.seconds ?? 0),
         final: applied.ended === true,
         ...(useTimestamp && applied.completedAt ? { at: applied.completedAt } : {}),
+        progressBefore,
       });
       if (!stored) continue;
       await this.postbacks.schedule(appId, where.registrationId, inst.instance);

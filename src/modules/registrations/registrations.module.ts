@@ -16,6 +16,7 @@ import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationProgress } from './registration-progress';
+import { RegistrationProgressEvents } from './registration-progress-events';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationsService } from './registrations.service';
@@ -29,9 +30,9 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule, LaunchLinksModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents],
   // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore, RegistrationProgressEvents],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(
