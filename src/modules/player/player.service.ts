@@ -43,7 +43,7 @@ import { decodeToken, encodeToken, LaunchClaims, SessionClaims, VerifiedSessionT
 import { aiccLaunchQuery, aiccSessionId, HACP_PATH, sessionIdOfAiccSid } from './aicc-hacp';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, hideLmsUiOf, invisibleOf, isSequenced, navOf, objectiveCmi, requestOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { type NavigationRequest, SequencingEngine } from '../sequencing/sequencing-engine';
-import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, EXPLICIT_CLIENT_SETTING_IDS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, CLIENT_SETTING_IDS, clientSettingsOf, DEFAULT_CLIENT_SETTINGS, DEFAULT_PERSIST_ATTEMPTS, EXPLICIT_CLIENT_SETTING_IDS, DEFAULT_TRACKING_RULES, type PlayerClientSettings, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, TRACKING_SETTING_IDS, trackingRulesOf, type TrackedState } from './tracking-rules';
 import { activityStateOf, DEFAULT_ROLLUP_RULES, findActivity, FlatCmi, formatTracked, initialCmi, ROLLUP_SETTING_IDS, rollUp, RollupRules, rollupRulesOf, ScormVersion, trackedSeconds } from './scorm-runtime';
 
 /** How long a player session lives after its launch (the content and commit URLs stop working after). */
@@ -1086,7 +1086,9 @@ export class PlayerService {
     if (!s.tracking) return { applied: false };
     const seq = (s.seqBase ?? 0) + body.seq;
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // MaxPersistRuntimeDataAttempts: tries at storing before a lost race is answered 409 (the page retries it).
+    const attempts = s.client?.persistAttempts ?? DEFAULT_PERSIST_ATTEMPTS;
+    for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) ({ session, inst } = await this.commitContext(token));
       if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
       if (seq <= inst.commitSeq) return { applied: false };
