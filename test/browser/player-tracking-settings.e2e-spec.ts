@@ -272,18 +272,18 @@ describe('player: tracking, data model and communication settings (issue #17)', 
       expect([reg, info]).toEqual([reg, expected]);
       await page.close();
     }
-    // What the API reports of the interactions: the responses as the SCO gave them, where they were taken.
+    // What the API reports of the interactions (RuntimeInteractionSchema): the responses as the SCO gave them, where they were taken.
     const interactions = async (reg: string) => {
       const p = await waitFor(() => call(`${s.api}/registrations/${reg}?includeRuntime=true&includeChildResults=true&includeInteractionsAndObjectives=true`, { auth: app }), (r) => r.body.registrationCompletion === 'COMPLETED');
-      return (p.body as { activityDetails: { children: Array<{ runtime: { runtimeInteractions: Array<Record<string, string>> } }> } }).activityDetails.children[0].runtime.runtimeInteractions;
+      return (p.body as { activityDetails: { children: Array<{ runtime: { runtimeInteractions: Array<{ id: string; learnerResponse?: string; correctResponses: string[] }> } }> } }).activityDetails.children[0].runtime.runtimeInteractions;
     };
     const no12 = await interactions('resp12-no');
-    expect([no12[0].student_response, no12[0]['correct_responses.0.pattern'], no12[3].student_response]).toEqual(['The UN', 'USGA and Royal and Ancient', 'line one\nline two']);
+    expect([no12[0].learnerResponse, no12[0].correctResponses[0], no12[3].learnerResponse]).toEqual(['The UN', 'USGA and Royal and Ancient', 'line one\nline two']);
     const yes12 = await interactions('resp12-yes');
-    expect([yes12[0].id, yes12[0].student_response, yes12[1].student_response, yes12[3].student_response]).toEqual(['q0', undefined, 'a,c', 'line one\nline two']);
+    expect([yes12[0].id, yes12[0].learnerResponse, yes12[1].learnerResponse, yes12[3].learnerResponse]).toEqual(['q0', undefined, 'a,c', 'line one\nline two']);
     const no2004 = await interactions('resp2004-no');
-    expect([no2004[0].learner_response, no2004[0]['correct_responses.0.pattern']]).toEqual(['about eighteen', 'eighteen']);
-    expect((await interactions('resp2004-default'))[0].learner_response).toBeUndefined();
+    expect([no2004[0].learnerResponse, no2004[0].correctResponses[0]]).toEqual(['about eighteen', 'eighteen']);
+    expect((await interactions('resp2004-default'))[0].learnerResponse).toBeUndefined();
   }, 90_000);
 
   it('PlayerCommCommitFrequency: a change is committed that long after it (default 10 s: not yet after 3 s)', async () => {

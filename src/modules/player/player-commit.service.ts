@@ -16,7 +16,7 @@ import { PlayerSessionEntity, PlayerSessionSettings } from './player-session.ent
 import { scorm12FinishedCmi } from './scorm12-finish';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, navOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { SequencingEngine } from '../sequencing/sequencing-engine';
-import { applyPretest, applyTrackingRules, changesState, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, type TrackedState } from './tracking-rules';
+import { applyPretest, applyTrackingRules, changesState, DEFAULT_PERSIST_ATTEMPTS, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, type TrackedState } from './tracking-rules';
 import { activityStateOf, findActivity, FlatCmi, formatTracked, rollUp, trackedSeconds } from './scorm-runtime';
 import type { CourseVersion } from '../courses/course-version';
 import { progressSummary } from '../registrations/registration-progress-events';
@@ -119,7 +119,9 @@ export class PlayerCommitService {
     if (!s.tracking) return { applied: false };
     const seq = (s.seqBase ?? 0) + body.seq;
     const where = { appId: session.appId, registrationId: session.registrationId, instance: session.instance };
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // MaxPersistRuntimeDataAttempts: tries at storing before a lost race is answered 409 (the page retries it).
+    const attempts = s.client?.persistAttempts ?? DEFAULT_PERSIST_ATTEMPTS;
+    for (let attempt = 0; attempt < attempts; attempt++) {
       if (attempt > 0) ({ session, inst } = await this.commitContext(token));
       if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
       if (seq <= inst.commitSeq) return { applied: false };

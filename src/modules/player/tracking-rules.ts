@@ -31,7 +31,10 @@ export const CLIENT_SETTING_IDS = ['PlayerCommCommitFrequency', 'PlayerCommMaxFa
  * explicit values): PlayerValidateInteractionResponses' catalogue default, YES, would refuse SCORM 1.2 responses
  * that content sends today (choice answers longer than one character, "true" for a true-false question).
  */
-export const EXPLICIT_CLIENT_SETTING_IDS = ['PlayerValidateInteractionResponses'] as const;
+export const EXPLICIT_CLIENT_SETTING_IDS = ['PlayerValidateInteractionResponses', 'MaxPersistRuntimeDataAttempts'] as const;
+
+/** How many times the server tries to store a commit that loses a race with another write before answering 409 (MaxPersistRuntimeDataAttempts unset). */
+export const DEFAULT_PERSIST_ATTEMPTS = 5;
 
 /**
  * SCORM 1.2 RTE 3.4.4 (CMIFeedback): the format of cmi.interactions.n.student_response and
@@ -108,6 +111,11 @@ export interface PlayerClientSettings {
    * and 2004). Absent: SCORM 2004's are checked, SCORM 1.2's are not.
    */
   validateResponses?: boolean;
+  /**
+   * MaxPersistRuntimeDataAttempts when set somewhere: the server's attempts at storing a commit that loses a race
+   * with another write of the registration before it answers 409 (the page then retries). Absent: DEFAULT_PERSIST_ATTEMPTS.
+   */
+  persistAttempts?: number;
 }
 
 export const DEFAULT_CLIENT_SETTINGS: PlayerClientSettings = { commitSeconds: 10, maxFailedSubmissions: 2, finishImmediateCommit: true, suspendDataMaxLength: null, sendBeacon: false };
@@ -153,8 +161,10 @@ export function clientSettingsOf(version: ScormVersion, values: ReadonlyMap<stri
   const d = DEFAULT_CLIENT_SETTINGS;
   const max = values.has('PlayerSuspendDataMaxLength') ? whole(values, 'PlayerSuspendDataMaxLength', 0) : null;
   const validate = explicit.get('PlayerValidateInteractionResponses');
+  const persist = Number(explicit.get('MaxPersistRuntimeDataAttempts'));
   return {
     ...(validate !== undefined ? { validateResponses: /^(yes|true)$/i.test(validate) } : {}),
+    ...(Number.isSafeInteger(persist) && persist >= 1 ? { persistAttempts: Math.min(persist, 50) } : {}),
     commitSeconds: whole(values, 'PlayerCommCommitFrequency', d.commitSeconds * 1000) / 1000,
     maxFailedSubmissions: whole(values, 'PlayerCommMaxFailedSubmissions', d.maxFailedSubmissions),
     finishImmediateCommit: yes(values, 'PlayerFinishCausesImmediateCommit', d.finishImmediateCommit),
