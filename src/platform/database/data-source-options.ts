@@ -40,6 +40,8 @@ export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions
       db.pragma('busy_timeout = 5000');
       db.pragma('synchronous = NORMAL');
       db.pragma('foreign_keys = ON');
+      // Deleted rows are overwritten on disk (a learner's erasure must leave no trace in free pages).
+      db.pragma('secure_delete = ON');
     },
   };
 }

@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { IsNotEmpty, IsString } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { ForbiddenError, NotFoundError } from '../../platform/http/domain-errors';
+import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
+import { emailKeyOf } from '../invitations/invitation-rules';
+import { InvitationsService } from '../invitations/invitations.service';
+import { LearnerDto } from '../registrations/dto/registration.dto';
+import { RegistrationsService } from '../registrations/registrations.service';
+import { TagsService } from '../tags/tags.service';
+import { ApplicationAdminsService } from './application-admins.service';
+
+export class LearnerErasurePayload {
+  @IsString() @IsNotEmpty() appId!: string;
+  @IsString() @IsNotEmpty() learnerId!: string;
+}
+
+export const LEARNER_ERASURE_QUEUE = defineQueue<LearnerErasurePayload>({ name: 'learner-erasure', payloadClass: LearnerErasurePayload, maxAttempts: 10, backoffMs: 5_000, timeoutMs: 30 * 60_000 });
+
+/** What the learners module announces (the event bus of branch `events` takes it when merged: one line in `publish`). */
+export type LearnerEvent = { type: 'LearnerErased'; appId: string; learnerId: string };
+
+/**
+ * Learners are not stored on their own: they are the learner of registrations. Tags, UpdateLearnerInfo (on every
+ * registration of the learner) and DeleteAllLearnerData, whose job erases every trace of the learner in the
+ * application.
+ */
+@Injectable()
+export class LearnersService implements OnModuleInit {
+  private readonly logger = new Logger(LearnersService.name);
+  private readonly listeners: Array<(e: LearnerEvent) => void> = [];
+
+  constructor(
+    private readonly registrations: RegistrationsService,
+    private readonly invitations: InvitationsService,
+    private readonly tags: TagsService,
+    private readonly admins: ApplicationAdminsService,
+    private readonly jobs: JobQueue,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register(LEARNER_ERASURE_QUEUE, (p) => this.erase(p.appId, p.learnerId));
+  }
+
+  /** A learner is known once a registration (or a tag) carries its id. */
+  async requireLearner(appId: string, learnerId: string): Promise<void> {
+    if (await this.registrations.learnerExists(appId, learnerId)) return;
+    if ((await this.tags.get(appId, 'learner', learnerId)).length > 0) return;
+    throw new NotFoundError('Learner', learnerId);
+  }
+
+  async updateInfo(appId: string, learnerId: string, body: LearnerDto): Promise<void> {
+    await this.requireLearner(appId, learnerId);
+    await this.registrations.updateLearner(appId, { ...body, id: learnerId });
+  }
+
+  /** DeleteAllLearnerData: 403 unless userEmail administers the application; the erasure runs as a job. */
+  async startErasure(appId: string, learnerId: string, userEmail: string): Promise<void> {
+    if (!(await this.admins.isAdmin(appId, userEmail))) throw new ForbiddenError('userEmail is not an administrator of this application (see lcds apps admins)');
+    await this.requireLearner(appId, learnerId);
+    await this.jobs.enqueue(LEARNER_ERASURE_QUEUE, { appId, learnerId }, { appId });
+  }
+
+  subscribe(listener: (e: LearnerEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Idempotent: a second run finds nothing left. */
+  async erase(appId: string, learnerId: string): Promise<void> {
+    const registrationIds = await this.registrations.idsOfLearner(appId, learnerId);
+    const emails = await this.registrations.emailsOfLearner(appId, learnerId);
+    const keys = [...new Set([...emails.map(emailKeyOf), ...(learnerId.includes('@') ? [emailKeyOf(learnerId)] : [])])];
+    await this.invitations.forgetLearner(appId, keys, registrationIds);
+    await this.registrations.deleteMany(appId, registrationIds);
+    await this.tags.purge(appId, 'learner', learnerId);
+    await this.compactStorage();
+    this.logger.log({ msg: 'learner data erased', appId, registrations: registrationIds.length });
+    for (const l of this.listeners) l({ type: 'LearnerErased', appId, learnerId });
+  }
+
+  /** SQLite: deleted pages are overwritten (secure_delete is on for every connection); the WAL is checkpointed and truncated. */
+  private async compactStorage(): Promise<void> {
+    if (this.config.database.kind !== 'sqlite') return;
+    await this.dataSource.query('PRAGMA wal_checkpoint(TRUNCATE)');
+  }
+}
