@@ -15,13 +15,15 @@ export interface SmtpSink {
   rejectRecipients: Set<string>;
   /** The next this-many messages are refused with a 451 (a temporary failure) at DATA. */
   failNext: number;
+  /** Each message is answered after this long (a slow server). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 /** A real SMTP server in the test process (smtp-server, no auth, no TLS), keeping every message it accepts. */
 export async function startSmtpSink(options: { keepParsed?: boolean } = {}): Promise<SmtpSink> {
   const keepParsed = options.keepParsed !== false;
-  const sink: Omit<SmtpSink, 'url' | 'port' | 'close'> = { received: [], rejectRecipients: new Set(), failNext: 0 };
+  const sink: Omit<SmtpSink, 'url' | 'port' | 'close'> = { received: [], rejectRecipients: new Set(), failNext: 0, delayMs: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -37,7 +39,7 @@ export async function startSmtpSink(options: { keepParsed?: boolean } = {}): Pro
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
+      stream.on('end', () => void later(sink.delayMs).then(() => {
         if (sink.failNext > 0) {
           sink.failNext--;
           return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
@@ -55,7 +57,7 @@ export async function startSmtpSink(options: { keepParsed?: boolean } = {}): Pro
           },
           (err: Error) => callback(err),
         );
-      });
+      }));
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -65,6 +67,10 @@ export async function startSmtpSink(options: { keepParsed?: boolean } = {}): Pro
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
+}
+
+function later(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }
 
 /** The link of an invitation e-mail (the text part's LCDS /invite/u/ address). */

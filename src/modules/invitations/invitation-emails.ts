@@ -61,12 +61,23 @@ export class InvitationEmails implements OnModuleInit {
       if (ctx.signal?.aborted) throw new Error('stopped');
       const rows = await this.users.find({ where: { appId, invitationId, status: 'pending' }, order: { emailKey: 'ASC' }, take: BATCH });
       if (rows.length === 0) break;
+      // Registrations one at a time (SQLite has one writer; a registration is one short transaction), then the
+      // batch's e-mails PARALLEL at a time over the pooled SMTP connections.
+      const ready: UserInvitationEntity[] = [];
+      for (const row of rows) {
+        if (ctx.signal?.aborted || failure.temporary !== null) break;
+        try {
+          if (await this.register(inv, row)) ready.push(row);
+        } catch (err) {
+          failure.temporary = err instanceof Error ? err : new Error(String(err));
+        }
+      }
       let next = 0;
       const worker = async () => {
-        while (next < rows.length && failure.temporary === null) {
-          const row = rows[next++];
+        while (next < ready.length && failure.temporary === null && !ctx.signal?.aborted) {
+          const row = ready[next++];
           try {
-            await this.deliver(inv, version.title, row);
+            await this.send(inv, version.title, row);
           } catch (err) {
             failure.temporary = err instanceof Error ? err : new Error(String(err));
           }
@@ -80,8 +91,14 @@ export class InvitationEmails implements OnModuleInit {
     }
     const temporary = failure.temporary;
     if (temporary !== null) {
+      if (ctx.attempt >= (this.queue.maxAttempts ?? 1)) {
+        // The last attempt: the addresses still pending failed, and the job status says so.
+        await this.users.update({ appId, invitationId, status: 'pending' }, { status: 'failed', error: `not sent: ${temporary.message}`, updatedAt: new Date() });
+        await this.invitations.update({ appId, id: invitationId }, { jobStatus: 'ERROR' });
+        throw new UnrecoverableJobError(temporary.message);
+      }
       // Retried with backoff; what was sent stays sent.
-      this.logger.warn({ msg: 'invitation e-mails: temporary failure, the job will retry', appId, invitationId, attempt: ctx.attempt, err: temporary.message });
+      this.logger.warn({ msg: 'invitation e-mails: temporary failure, the job will retry', appId, invitationId, attempt: ctx.attempt, ...smtpCodes(temporary) });
       throw temporary;
     }
     const failed = await this.users.countBy({ appId, invitationId, status: 'failed' });
@@ -91,21 +108,27 @@ export class InvitationEmails implements OnModuleInit {
     return { sent, failed };
   }
 
-  /** One address: its registration, then its e-mail. Throws only for a temporary failure (the job retries). */
-  private async deliver(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<void> {
+  /** The address's registration, made once; false when the address failed (invalid, a FAIL duplicate). */
+  private async register(inv: InvitationEntity, row: UserInvitationEntity): Promise<boolean> {
     const problem = emailProblem(row.email);
-    if (problem) return this.mark(row, 'failed', problem);
-    let registrationId = row.registrationId;
-    if (registrationId === null) {
-      try {
-        registrationId = await this.registrationFor(inv, row);
-      } catch (err) {
-        if (err instanceof DuplicateRegistration) return this.mark(row, 'failed', err.message);
-        throw err;
-      }
-      row.registrationId = registrationId;
-      await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { registrationId });
+    if (problem) {
+      await this.mark(row, 'failed', problem);
+      return false;
     }
+    if (row.registrationId !== null) return true;
+    try {
+      row.registrationId = await this.registrationFor(inv, row);
+    } catch (err) {
+      if (!(err instanceof DuplicateRegistration)) throw err;
+      await this.mark(row, 'failed', err.message);
+      return false;
+    }
+    await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { registrationId: row.registrationId });
+    return true;
+  }
+
+  /** The address's e-mail; throws only for a temporary failure (the job retries). */
+  private async send(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<void> {
     const content = invitationEmail({
       subject: inv.emailSubject,
       body: inv.emailBody,
@@ -151,6 +174,12 @@ export class InvitationEmails implements OnModuleInit {
   private async mark(row: UserInvitationEntity, status: 'sent' | 'failed', error: string | null): Promise<void> {
     await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { status, error, updatedAt: new Date() });
   }
+}
+
+/** What a log line may say about an SMTP failure: its codes, never its text (which can name a recipient). */
+function smtpCodes(err: Error): { code?: string; responseCode?: number } {
+  const e = err as { code?: unknown; responseCode?: unknown };
+  return { ...(typeof e.code === 'string' ? { code: e.code } : {}), ...(typeof e.responseCode === 'number' ? { responseCode: e.responseCode } : {}) };
 }
 
 function hostOf(url: string): string {
