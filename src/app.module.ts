@@ -9,6 +9,7 @@ import { HealthModule } from './platform/health/health.module';
 import { HttpPlatformModule } from './platform/http/http-platform.module';
 import { LoggingModule } from './platform/logging/logging.module';
 import { QueueModule } from './platform/queue/queue.module';
+import { EventsModule } from './platform/events/events.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
@@ -26,6 +27,7 @@ import { XapiModule } from './modules/xapi/xapi.module';
 import { MailModule } from './platform/mail/mail.module';
 import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
+import { loadExtensions } from './platform/extensions/extension-loader';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
 const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule];
@@ -33,6 +35,7 @@ const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModu
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
+    const extensions = loadExtensions(config.extensions);
     return {
       module: AppModule,
       imports: [
@@ -42,6 +45,7 @@ export class AppModule {
         DatabaseModule,
         RedisModule,
         QueueModule,
+        EventsModule,
         AuthModule,
         HttpPlatformModule,
         HealthModule,
@@ -58,6 +62,9 @@ export class AppModule {
         PlayerModule,
         // Invitation pages live at /invite/.
         InvitationPagesModule,
+        // LCDS_EXTENSIONS, after LCDS's own modules; each one's controllers under /ext/{name}/ (docs/extending.md).
+        ...extensions.map((e) => e.module),
+        ...(extensions.length ? [RouterModule.register(extensions.map((e) => ({ path: `ext/${e.name}`, module: e.module })))] : []),
       ],
     };
   }

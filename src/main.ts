@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createHttpApp, installShutdown } from './bootstrap';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
+import { ExtensionLoadError, loadExtensions } from './platform/extensions/extension-loader';
 import { BootstrapService, FirstStartCredentials } from './modules/applications/bootstrap.service';
 
 async function main(): Promise<void> {
@@ -12,6 +13,15 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
       process.exit(2);
+    }
+    throw err;
+  }
+  try {
+    loadExtensions(config.extensions);
+  } catch (err) {
+    if (err instanceof ExtensionLoadError) {
+      process.stderr.write(`LCDS failed to start: ${err.message}\n`);
+      process.exit(1);
     }
     throw err;
   }

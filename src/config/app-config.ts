@@ -55,6 +55,8 @@ export interface AppConfig {
    */
   mail: { smtpUrl: string | null; from: string; outboxDir: string; emailBackoffMs: number };
   bootstrap: boolean;
+  /** LCDS_EXTENSIONS: module specifiers (npm package names or absolute paths) of the extensions to load, in order. */
+  extensions: string[];
   version: string;
 }
 
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     mail: readMail(read, int, dataDir, publicUrl, problems),
     bootstrap: bool('LCDS_BOOTSTRAP', true),
+    extensions: readExtensions(read('LCDS_EXTENSIONS'), problems),
     version: packageVersion(),
   };
   if (problems.length > 0) throw new ConfigError(problems);
@@ -262,6 +265,21 @@ function readMail(
   const from = read('MAIL_FROM') ?? `LCDS <no-reply@${host.includes('.') ? host : `${host}.invalid`}>`;
   if (!/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from)) problems.push(`MAIL_FROM=${from} must be an e-mail address, or a name and <address>`);
   return { smtpUrl, from, outboxDir: join(dataDir, 'outbox'), emailBackoffMs: int('LCDS_EMAIL_BACKOFF_MS', 30_000, 10, 3_600_000) };
+}
+
+/** An npm package name (scoped or not), optionally with a subpath: what `require` finds in node_modules. */
+const PACKAGE_SPECIFIER = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w.-]+)*$/i;
+
+function readExtensions(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  const specifiers = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const s of specifiers) {
+    if (!isAbsolute(s) && !PACKAGE_SPECIFIER.test(s)) {
+      problems.push(`LCDS_EXTENSIONS: "${s}" must be an npm package name (my-extension, @team/lcds-extension) or an absolute path`);
+    }
+  }
+  if (new Set(specifiers).size !== specifiers.length) problems.push('LCDS_EXTENSIONS names an extension twice');
+  return specifiers;
 }
 
 function readStorage(

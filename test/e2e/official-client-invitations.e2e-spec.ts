@@ -4,6 +4,7 @@ import { waitFor } from '../support/player';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 import { ApplicationAdminsService } from '../../src/modules/learners/application-admins.service';
+import { DomainEvent, EventBus, InvitationChanged, InvitationCreated, LearnerErased } from '../../src/platform/events';
 
 /**
  * Compatibility: the 16 invitation and 6 learner operations, driven through the official SCORM Cloud API V2
@@ -19,6 +20,7 @@ describe('official SCORM Cloud JavaScript client (v3): invitations and learners'
   let otherApp: string;
   let publicId: string;
   let privateId: string;
+  const events: DomainEvent[] = [];
 
   const tagList = (...tags: string[]) => Object.assign(new sc.TagListSchema(), { tags });
   const status = (id: string) => op(inv, 'getPrivateInvitationJobStatus', id);
@@ -28,6 +30,8 @@ describe('official SCORM Cloud JavaScript client (v3): invitations and learners'
     s = await startTestServer({ SMTP_URL: smtp.url, MAIL_FROM: 'Training <training@lcds.test>', LCDS_EMAIL_BACKOFF_MS: '50' });
     app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
     await importCourse(s.api, app, 'inv-golf', fixture('scorm12-golf-runtime-basic.zip'));
+    const bus = s.app.get(EventBus);
+    for (const type of [InvitationCreated, InvitationChanged, LearnerErased]) bus.on(type as typeof InvitationCreated, (e) => void events.push(e));
     clients = createClients(s.api, { normal: [s.firstStart.application.appId, s.firstStart.application.secretKey] });
     inv = new sc.InvitationsApi(clients.apiClient);
     learners = new sc.LearnerApi(clients.apiClient);
@@ -70,6 +74,11 @@ describe('official SCORM Cloud JavaScript client (v3): invitations and learners'
     expect(whole.status).toBe(200);
     expect(whole.body).toMatchObject({ courseId: 'inv-golf', allowNewRegistrations: true });
 
+    expect(events.filter((e) => e instanceof InvitationCreated || e instanceof InvitationChanged).map((e) => ({ ...e }))).toEqual([
+      expect.objectContaining({ invitationId: publicId, kind: 'public', courseId: 'inv-golf' }),
+      expect.objectContaining({ invitationId: publicId, kind: 'public', changed: ['allowNewRegistrations', 'expirationDate', 'registrationCap'] }),
+      expect.objectContaining({ invitationId: publicId, kind: 'public', changed: ['allowNewRegistrations'] }),
+    ]);
     const list = await op(inv, 'getPublicInvitations', { courseId: 'inv-golf', tags: ['spring'] });
     expect(list).toBeInstanceOf(sc.PublicInvitationList);
     expect(list.invitations.map((i: any) => i.id)).toEqual([publicId]);
@@ -235,6 +244,7 @@ describe('official SCORM Cloud JavaScript client (v3): invitations and learners'
     expect((await invoke(learners, 'deleteAllLearnerData', learnerId, 'boss@example.com')).response.status).toBe(204);
     const left = await waitFor(async () => (await call(`${s.api}/registrations?learnerId=${encodeURIComponent(learnerId)}`, { auth: app })).body.registrations, (r: unknown[]) => r.length === 0);
     expect(left).toEqual([]);
+    expect(events.filter((e) => e instanceof LearnerErased).map((e) => ({ ...e }))).toEqual([expect.objectContaining({ appId: s.firstStart.application.appId, learnerId })]);
     expect((await failure(learners, 'getLearnerTags', learnerId)).status).toBe(404);
     const users = await op(inv, 'getPrivateUserInvitations', privateId, {});
     expect(users.userInvitations.map((u: any) => u.email)).not.toContain('ada@example.com');

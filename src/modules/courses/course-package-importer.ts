@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { CourseImported, EventBus } from '../../platform/events';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
@@ -52,6 +53,7 @@ export class CoursePackageImporter {
     private readonly outbound: OutboundHttp,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: EventBus,
   ) {}
 
   async run(jobId: string, job: ImportJobPayload, progress: (percent: number) => Promise<void>): Promise<ImportOutcome> {
@@ -156,6 +158,7 @@ export class CoursePackageImporter {
         createdAt: now,
         updatedAt: now,
       });
+      await this.events.publishIn(m, new CourseImported({ appId: job.appId, courseId: job.courseId, version: next, learningStandard: pkg.standard, title }));
       return next;
     });
     return { courseId: job.courseId, version, webPathToCourse: `content/${prefix}`, warnings: pkg.warnings, courseLanguages: pkg.courseLanguages };

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { CourseDeleted, EventBus } from '../../platform/events';
 import { DataSource, In, Repository } from 'typeorm';
 import { NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
@@ -32,6 +33,7 @@ export class CoursesService {
     private readonly settings: SettingsService,
     private readonly hooks: CourseHooks,
     private readonly store: ContentStore,
+    private readonly events: EventBus,
     tokens: PageTokens,
   ) {
     this.listQuery = new ListQuery(tokens, {
@@ -125,6 +127,7 @@ export class CoursesService {
     await this.dataSource.transaction(async (m) => {
       await m.delete(CourseVersionEntity, { appId, courseId });
       await m.delete(CourseEntity, { appId, id: courseId });
+      await this.events.publishIn(m, new CourseDeleted({ appId, courseId, version: null }));
     });
     await this.tags.purge(appId, 'course', courseId);
     await this.settings.purgeTarget(appId, { level: 'course', courseId });
@@ -144,6 +147,7 @@ export class CoursesService {
         const latest = await m.getRepository(CourseVersionEntity).findOne({ where: { appId, courseId }, order: { version: 'DESC' } });
         await m.update(CourseEntity, { appId, id: courseId }, { latestVersion: latest!.version, ...titleFields(latest!.title), updatedAt: new Date() });
       }
+      await this.events.publishIn(m, new CourseDeleted({ appId, courseId, version }));
     });
     await this.settings.purgeTarget(appId, { level: 'courseVersion', courseId, version });
     await this.removeFiles([row.contentPrefix]);

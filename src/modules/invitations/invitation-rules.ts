@@ -29,24 +29,3 @@ export const INVITATION_EMAIL_QUEUE_NAME = 'invitation-email';
 export function invitationEmailQueue(backoffMs: number): QueueDefinition<InvitationEmailPayload> {
   return defineQueue<InvitationEmailPayload>({ name: INVITATION_EMAIL_QUEUE_NAME, payloadClass: InvitationEmailPayload, maxAttempts: 12, backoffMs, timeoutMs: 30 * 60_000 });
 }
-
-/** What the invitations module announces to the rest of the service. */
-export type InvitationEvent =
-  | { type: 'InvitationCreated'; appId: string; invitationId: string; isPublic: boolean }
-  | { type: 'UserInvitationJoined'; appId: string; invitationId: string; registrationId: string };
-
-/**
- * Where the module's events go. The service-wide typed event bus (branch `events`) is not merged yet; when it is,
- * `publish` hands each event to it (one line), and listeners subscribe there instead of here.
- */
-export class InvitationEventSink {
-  private readonly listeners: Array<(e: InvitationEvent) => void> = [];
-
-  publish(event: InvitationEvent): void {
-    for (const l of this.listeners) l(event);
-  }
-
-  subscribe(listener: (e: InvitationEvent) => void): void {
-    this.listeners.push(listener);
-  }
-}

@@ -3,6 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In, IsNull, Not, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
+import { EventBus, InvitationChanged, InvitationCreated } from '../../platform/events';
 import type { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
@@ -18,7 +19,7 @@ import { CreatePrivateInvitationDto, CreatePublicInvitationDto, UpdatePrivateInv
 import { InvitationListQueryDto, UserInvitationListQueryDto } from './dto/invitation-query.dto';
 import { InvitationEntity } from './entities/invitation.entity';
 import { UserInvitationEntity } from './entities/user-invitation.entity';
-import { emailKeyOf, invitationEmailQueue, InvitationEventSink } from './invitation-rules';
+import { emailKeyOf, invitationEmailQueue } from './invitation-rules';
 
 const CHUNK = 500;
 
@@ -68,7 +69,6 @@ type Kind = 'public' | 'private';
 export class InvitationsService {
   private readonly lists: Record<Kind | 'all', ListQuery>;
   private readonly userList: ListQuery;
-  readonly events = new InvitationEventSink();
 
   constructor(
     @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
@@ -78,6 +78,7 @@ export class InvitationsService {
     private readonly registrations: RegistrationsService,
     private readonly tags: TagsService,
     private readonly jobs: JobQueue,
+    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     tokens: PageTokens,
   ) {
@@ -113,8 +114,8 @@ export class InvitationsService {
     await this.dataSource.transaction(async (m) => {
       await m.insert(InvitationEntity, inv);
       if (tags.length) await this.tags.add(appId, 'invitation', inv.id, tags, m);
+      await this.events.publishIn(m, new InvitationCreated({ appId, invitationId: inv.id, courseId: inv.courseId, kind: 'public' }));
     });
-    this.events.publish({ type: 'InvitationCreated', appId, invitationId: inv.id, isPublic: true });
     return this.view(inv, new Map([[inv.id, 0]]), new Map());
   }
 
@@ -156,9 +157,9 @@ export class InvitationsService {
       await m.insert(InvitationEntity, inv);
       for (let i = 0; i < list.length; i += CHUNK) await m.insert(UserInvitationEntity, list.slice(i, i + CHUNK));
       if (tags.length) await this.tags.add(appId, 'invitation', inv.id, tags, m);
+      await this.events.publishIn(m, new InvitationCreated({ appId, invitationId: inv.id, courseId: inv.courseId, kind: 'private' }));
     });
     await this.jobs.enqueue(invitationEmailQueue(this.config.mail.emailBackoffMs), { appId, invitationId: inv.id }, { appId });
-    this.events.publish({ type: 'InvitationCreated', appId, invitationId: inv.id, isPublic: false });
     return summaryOf(inv);
   }
 
@@ -276,6 +277,7 @@ export class InvitationsService {
 
   async updatePrivate(appId: string, id: string, body: UpdatePrivateInvitationDto): Promise<InvitationView> {
     const inv = await this.require(appId, 'private', id);
+    const before = { ...inv };
     if (body.allowLaunch !== undefined) inv.allowLaunch = body.allowLaunch;
     if (body.invitationEmail) {
       if (body.invitationEmail.subject !== undefined) inv.emailSubject = body.invitationEmail.subject;
@@ -283,16 +285,21 @@ export class InvitationsService {
     }
     this.applyCommon(inv, body);
     await this.invitations.save(inv);
+    await this.events.publish(new InvitationChanged({ appId, invitationId: id, kind: 'private', changed: changedNames(before, inv) }));
     return this.get(appId, 'private', id, true);
   }
 
   async updatePublic(appId: string, id: string, body: UpdatePublicInvitationDto): Promise<InvitationView> {
     const inv = await this.require(appId, 'public', id);
+    const before = { ...inv };
     if (body.allowLaunch !== undefined) inv.allowLaunch = body.allowLaunch;
     if (body.allowNewRegistrations !== undefined) inv.allowNewRegistrations = body.allowNewRegistrations;
     if (body.registrationCap !== undefined) inv.registrationCap = body.registrationCap;
     this.applyCommon(inv, body);
     await this.invitations.save(inv);
+    await this.events.publish(
+      new InvitationChanged({ appId, invitationId: id, kind: 'public', changed: changedNames(before, inv) }),
+    );
     return this.get(appId, 'public', id, true);
   }
 
@@ -401,7 +408,7 @@ export class InvitationsService {
         .orIgnore()
         .execute();
     }
-    this.events.publish({ type: 'UserInvitationJoined', appId: inv.appId, invitationId: inv.id, registrationId });
+    if (!existing) await this.events.publish(new InvitationChanged({ appId: inv.appId, invitationId: inv.id, kind: 'public', changed: ['registrationCount'] }));
     return { registrationId };
   }
 
@@ -423,6 +430,11 @@ export class InvitationsService {
       await m.delete(UserInvitationEntity, { appId });
       await m.delete(InvitationEntity, { appId });
     });
+  }
+
+  /** A deleted registration (RegistrationDeleted) no longer belongs to its user invitation; a visitor who comes back gets a new one. */
+  async registrationDeleted(appId: string, registrationId: string): Promise<void> {
+    await this.users.update({ appId, registrationId }, { registrationId: null });
   }
 
   /** The learner's erasure: every user invitation of these addresses or registrations. */
@@ -468,6 +480,20 @@ export class InvitationsService {
       ...(counts ? { registrationCount: counts.get(inv.id) ?? 0 } : {}),
     };
   }
+}
+
+/** The API V2 names of the updatable attributes whose values an update changed. */
+function changedNames(before: InvitationEntity, after: InvitationEntity): string[] {
+  const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const names: Array<[string, boolean]> = [
+    ['allowLaunch', before.allowLaunch !== after.allowLaunch],
+    ['allowNewRegistrations', before.allowNewRegistrations !== after.allowNewRegistrations],
+    ['invitationEmail', before.emailSubject !== after.emailSubject || before.emailBody !== after.emailBody],
+    ['postBack', differs(before.postBack, after.postBack)],
+    ['expirationDate', differs(before.expirationDate, after.expirationDate)],
+    ['registrationCap', before.registrationCap !== after.registrationCap],
+  ];
+  return names.filter(([, changed]) => changed).map(([name]) => name);
 }
 
 export function summaryOf(inv: InvitationEntity): InvitationSummaryView {

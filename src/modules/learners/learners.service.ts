@@ -4,6 +4,7 @@ import { IsNotEmpty, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
+import { EventBus, LearnerErased } from '../../platform/events';
 import { ForbiddenError, NotFoundError } from '../../platform/http/domain-errors';
 import { defineQueue, JobQueue } from '../../platform/queue/job-queue';
 import { emailKeyOf } from '../invitations/invitation-rules';
@@ -20,9 +21,6 @@ export class LearnerErasurePayload {
 
 export const LEARNER_ERASURE_QUEUE = defineQueue<LearnerErasurePayload>({ name: 'learner-erasure', payloadClass: LearnerErasurePayload, maxAttempts: 10, backoffMs: 5_000, timeoutMs: 30 * 60_000 });
 
-/** What the learners module announces (the event bus of branch `events` takes it when merged: one line in `publish`). */
-export type LearnerEvent = { type: 'LearnerErased'; appId: string; learnerId: string };
-
 /**
  * Learners are not stored on their own: they are the learner of registrations. Tags, UpdateLearnerInfo (on every
  * registration of the learner) and DeleteAllLearnerData, whose job erases every trace of the learner in the
@@ -31,7 +29,6 @@ export type LearnerEvent = { type: 'LearnerErased'; appId: string; learnerId: st
 @Injectable()
 export class LearnersService implements OnModuleInit {
   private readonly logger = new Logger(LearnersService.name);
-  private readonly listeners: Array<(e: LearnerEvent) => void> = [];
 
   constructor(
     private readonly registrations: RegistrationsService,
@@ -39,6 +36,7 @@ export class LearnersService implements OnModuleInit {
     private readonly tags: TagsService,
     private readonly admins: ApplicationAdminsService,
     private readonly jobs: JobQueue,
+    private readonly events: EventBus,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -66,10 +64,6 @@ export class LearnersService implements OnModuleInit {
     await this.jobs.enqueue(LEARNER_ERASURE_QUEUE, { appId, learnerId }, { appId });
   }
 
-  subscribe(listener: (e: LearnerEvent) => void): void {
-    this.listeners.push(listener);
-  }
-
   /** Idempotent: a second run finds nothing left. */
   async erase(appId: string, learnerId: string): Promise<void> {
     const registrationIds = await this.registrations.idsOfLearner(appId, learnerId);
@@ -80,7 +74,7 @@ export class LearnersService implements OnModuleInit {
     await this.tags.purge(appId, 'learner', learnerId);
     await this.compactStorage();
     this.logger.log({ msg: 'learner data erased', appId, registrations: registrationIds.length });
-    for (const l of this.listeners) l({ type: 'LearnerErased', appId, learnerId });
+    await this.events.publish(new LearnerErased({ appId, learnerId }));
   }
 
   /** SQLite: deleted pages are overwritten (secure_delete is on for every connection); the WAL is checkpointed and truncated. */

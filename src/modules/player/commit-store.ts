@@ -3,11 +3,15 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { GroupCommitter } from '../../platform/database/group-commit';
 import { HotExecute, inHotTransaction, isLockConflict, paddedChunks, padToPowerOfTwo, pipeline, powerOfTwoChunks, sqlOf } from '../../platform/database/hot-statement';
+import { EventBus, StagedEvent } from '../../platform/events';
+import { INSERT_JOB_SQL, insertJobValues } from '../../platform/queue/job-store';
+import { JobEntity } from '../../platform/queue/job.entity';
 import { LaunchHistoryEntity } from '../registrations/entities/launch-history.entity';
 import { RegistrationEntity } from '../registrations/entities/registration.entity';
 import { RegistrationInstanceEntity } from '../registrations/entities/registration-instance.entity';
 import { jsonColumn } from '../registrations/entities/json-column';
 import { appendHistoryLog, hotAppendStatements } from '../registrations/launch-history-log';
+import { ProgressSummary, RegistrationProgressEvents } from '../registrations/registration-progress-events';
 import type { Objective } from '../registrations/registration-types';
 import { entityManagerWriter, hotStatementWriter, OwnStatements, XapiStatementsService } from '../xapi/xapi-statements.service';
 
@@ -39,6 +43,8 @@ export interface StoredCommit {
   xapiReported?: string;
   /** Lines for the launch's history log (launches that capture history), appended in the commit's transaction. */
   historyLog?: string;
+  /** The instance's progress before this write: the progress events (their outbox rows in its transaction) are told from it. */
+  progressBefore?: ProgressSummary;
 }
 
 export interface CommitTarget {
@@ -51,6 +57,8 @@ interface PendingCommit {
   where: CommitTarget;
   expectedSeq: number;
   c: StoredCommit;
+  /** Domain events of the write: their outbox rows are inserted with it. */
+  events?: StagedEvent[];
 }
 
 /** Most commits in one transaction (each is one UPDATE of its instance; the registrations and launches are one statement each). */
@@ -124,6 +132,8 @@ export class CommitStore {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly lrs: XapiStatementsService,
+    private readonly events: EventBus,
+    private readonly progressEvents: RegistrationProgressEvents,
   ) {
     const mysql = dataSource.options.type === 'mysql';
     const writeBatch = (items: PendingCommit[]) => (mysql ? this.writeMysql(items) : this.writeTypeorm(items));
@@ -147,7 +157,16 @@ export class CommitStore {
   }
 
   store(where: CommitTarget, expectedSeq: number, c: StoredCommit): Promise<boolean> {
-    return this.group.write({ where, expectedSeq, c });
+    // Nobody listens (the usual case): the commit pays one check.
+    if (!c.progressBefore || !this.progressEvents.listened) return this.group.write({ where, expectedSeq, c });
+    return this.storeWithEvents(where, expectedSeq, c, c.progressBefore);
+  }
+
+  private async storeWithEvents(where: CommitTarget, expectedSeq: number, c: StoredCommit, before: ProgressSummary): Promise<boolean> {
+    const events = (await this.progressEvents.of(where, before, c)).map((e) => this.events.stage(e)).filter((e) => e !== null);
+    const applied = await this.group.write({ where, expectedSeq, c, ...(events.length ? { events } : {}) });
+    if (applied) for (const staged of events) this.events.committed(staged);
+    return applied;
   }
 
   /**
@@ -236,6 +255,8 @@ export class CommitStore {
       if (!c.historyLog || !c.launchHistoryId) continue;
       for (const st of hotAppendStatements({ ...where, launchHistoryId: c.launchHistoryId }, c.historyLog, c.final)) sent.send(execute(st.sql, st.values));
     }
+    // Domain events' outbox rows (commits that completed a registration, when a durable listener subscribed).
+    for (const { events } of done) for (const staged of events ?? []) for (const job of staged.jobs) sent.send(execute(INSERT_JOB_SQL, insertJobValues(job)));
     // In the order the commits came (done is in key order): a learner's statements in the order of their commits.
     await this.lrs.writeOwn(hotStatementWriter(execute), items.flatMap((p, i) => (applied[i] ? (p.c.statements ?? []) : [])));
   }
@@ -246,7 +267,7 @@ export class CommitStore {
     return this.dataSource.transaction(async (m) => {
       const applied: boolean[] = [];
       const statements: OwnStatements = [];
-      for (const { where, expectedSeq, c } of items) {
+      for (const { where, expectedSeq, c, events } of items) {
         const res = await m
           .createQueryBuilder()
           .update(RegistrationInstanceEntity)
@@ -275,6 +296,7 @@ export class CommitStore {
         applied.push(Boolean(res.affected));
         if (!res.affected) continue;
         if (c.statements) statements.push(...c.statements);
+        for (const staged of events ?? []) if (staged.jobs.length) await m.insert(JobEntity, [...staged.jobs]);
         await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: now });
         if (c.launchHistoryId) {
           await m.update(LaunchHistoryEntity, { appId: where.appId, id: c.launchHistoryId }, {

@@ -18,6 +18,7 @@ import { type HistoryCapture, historyCaptureOf, type HistoryLevel, historyLine, 
 import type { LaunchLinkRequest } from '../registrations/launch-links';
 import type { ActivityResult, Objective } from '../registrations/registration-types';
 import { POSTBACK_SETTING_IDS, RegistrationPostbacks } from '../registrations/registration-postbacks';
+import { progressSummary } from '../registrations/registration-progress-events';
 import { RegistrationsService, settingCourseRef } from '../registrations/registrations.service';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { LaunchStatements } from '../xapi/launch-statements/launch-statements';
@@ -1062,6 +1063,7 @@ export class PlayerService {
       if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
       if (seq <= inst.commitSeq) return { applied: false };
       const tree = inst.activityDetails;
+      const progressBefore = progressSummary(tree);
       const node = findActivity(tree, s.activityId);
       if (!node) throw new PlayerError(410, 'This session has ended', 'The activity is not part of the registration any more.');
       const reported = reportedOf(node);
@@ -1150,6 +1152,7 @@ export class PlayerService {
         ...(globalObjectives !== undefined ? { globalObjectives } : {}),
         ...(statements ? { statements: statements.statements, xapiReported: statements.reported } : {}),
         ...(s.history && session.launchHistoryId ? { historyLog: commitLines(s.history, body, s.activityId, node, tree, reportedOf(node) !== reported) } : {}),
+        progressBefore,
       });
       if (!applied) continue;
       // After the transaction: the postback job reads the committed state. Sessions launched before the launch
@@ -1248,6 +1251,7 @@ export class PlayerService {
       const version = inst && reg ? await this.versions.findOneBy({ appId, courseId: reg.courseId, version: inst.courseVersion }) : null;
       if (!inst?.activityDetails || !version) return null;
       const tree = inst.activityDetails;
+      const progressBefore = progressSummary(tree);
       const applied = change(tree, version);
       if (!applied) return null;
       const values = await this.settings.effective(appId, { level: 'registrationInstance', registrationId: where.registrationId, instance: inst.instance, course: settingCourseRef(version) }, ['UseStatementTimestampInRegistrationUpdates']);
@@ -1268,6 +1272,7 @@ export class PlayerService {
         launchSeconds: (latest?.totalSeconds ?? 0) + (applied.seconds ?? 0),
         final: applied.ended === true,
         ...(useTimestamp && applied.completedAt ? { at: applied.completedAt } : {}),
+        progressBefore,
       });
       if (!stored) continue;
       await this.postbacks.schedule(appId, where.registrationId, inst.instance);

@@ -13,6 +13,7 @@ import { RegistrationPostbackStateEntity } from './entities/registration-postbac
 import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
+import { RegistrationProgressEvents } from './registration-progress-events';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationsService } from './registrations.service';
@@ -24,8 +25,8 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts],
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgressEvents],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgressEvents],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { EventBus, RegistrationCreated, RegistrationDeleted } from '../../platform/events';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { retryOnLockConflict } from '../../platform/database/hot-statement';
@@ -110,6 +111,7 @@ export class RegistrationsService {
     private readonly settings: SettingsService,
     private readonly keys: KeyRing,
     private readonly historyLogs: LaunchHistoryLog,
+    private readonly events: EventBus,
     tokens: PageTokens,
   ) {
     this.listQuery = new ListQuery(tokens, {
@@ -182,6 +184,7 @@ export class RegistrationsService {
         if (registrationTags.length) await this.tags.add(appId, 'registration', reg.id, registrationTags, m);
         if (learnerTags.length) await this.tags.add(appId, 'learner', reg.learnerId, learnerTags, m);
         if (courseTags.length) await this.tags.add(appId, 'course', course.id, courseTags, m);
+        await this.events.publishIn(m, new RegistrationCreated({ appId, registrationId: reg.id, courseId: course.id, courseVersion: version.version, learnerId: reg.learnerId }));
       });
     } catch (err) {
       // Two creations racing for the same id: the loser sees what a sequential caller would.
@@ -691,6 +694,7 @@ export class RegistrationsService {
       await m.delete(LaunchHistoryLogEntity, { appId, registrationId, instance: In(numbers) });
       const latest = await m.getRepository(RegistrationInstanceEntity).findOne({ where: { appId, registrationId }, order: { instance: 'DESC' }, select: { instance: true } });
       if (latest) await m.update(RegistrationEntity, { appId, id: registrationId }, { latestInstance: latest.instance, updatedAt: new Date() });
+      if (latest) for (const instance of numbers) await this.events.publishIn(m, new RegistrationDeleted({ appId, registrationId, instance }));
       return latest !== null;
     }));
     if (!remaining) {
@@ -717,6 +721,7 @@ export class RegistrationsService {
         await m.delete(LaunchHistoryLogEntity, { appId, registrationId: In(ids) });
         await m.delete(RegistrationPostbackStateEntity, { appId, registrationId: In(ids) });
         await m.delete(RegistrationEntity, { appId, id: In(ids) });
+        for (const id of ids) await this.events.publishIn(m, new RegistrationDeleted({ appId, registrationId: id, instance: null }));
       }),
     );
     await this.tags.purge(appId, 'registration', ids);

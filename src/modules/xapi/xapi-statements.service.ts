@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { EventBus, StatementsStored } from '../../platform/events';
 import { randomUUID } from 'node:crypto';
 import { Brackets, DataSource, EntityManager, In, QueryFailedError, Repository } from 'typeorm';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
@@ -110,6 +111,7 @@ export class XapiStatementsService {
     @InjectRepository(XapiStatementEntity) private readonly statements: Repository<XapiStatementEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tokens: PageTokens,
+    private readonly events: EventBus,
   ) {}
 
   /**
@@ -160,6 +162,7 @@ export class XapiStatementsService {
       }
       await this.checkVoiding(m, appId, fresh);
       if (fresh.length > 0) await this.insertAll(m, appId, fresh, authority, new Date(), defaultVersion, options.credentialId ?? null);
+      if (fresh.length > 0 && this.events.hasListeners(StatementsStored)) await this.events.publishIn(m, statementsStored(appId, fresh));
       for (const a of options.attachments ?? []) {
         if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
       }
@@ -618,4 +621,11 @@ function selectWhereIdIn<T>(m: EntityManager, select: string, column: 'id' | 're
 function sameSet(token: RegistrationSetKey | undefined, caller: RegistrationSetKey | undefined): boolean {
   if (token === undefined || caller === undefined) return token === caller;
   return Object.entries(caller).every(([k, v]) => token[k] === v);
+}
+
+/** The event of a stored batch: its new statements' ids, and the xAPI registration when they all name one. */
+function statementsStored(appId: string, fresh: PendingStatement[]): StatementsStored {
+  const registrations = new Set(fresh.map((p) => p.s.context && typeof p.s.context === 'object' && !Array.isArray(p.s.context) ? p.s.context.registration : undefined));
+  const [only] = registrations;
+  return new StatementsStored({ appId, statementIds: fresh.map((p) => p.id), xapiRegistration: registrations.size === 1 && typeof only === 'string' ? only.toLowerCase() : null });
 }

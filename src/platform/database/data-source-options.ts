@@ -2,13 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
+import { loadExtensions } from '../extensions/extension-loader';
 import { MIGRATIONS } from './migration-list';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
 
 export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
   const common = {
     entities,
-    migrations: MIGRATIONS,
+    // LCDS's, then the extensions' (LCDS_EXTENSIONS) own.
+    migrations: [...MIGRATIONS, ...loadExtensions(config.extensions).flatMap((e) => e.migrations)],
     migrationsTableName: 'schema_migrations',
     migrationsTransactionMode: 'each' as const,
     namingStrategy: new SnakeNamingStrategy(),

@@ -82,6 +82,15 @@ export class BullJobQueue extends StoredJobQueue implements OnApplicationBootstr
     return row.id;
   }
 
+  async announce(queue: QueueDefinition<object>, jobId: string): Promise<void> {
+    try {
+      // The delivery reads the row: a job not due yet is put back with its delay, a finished one dropped.
+      await this.bull(queue.name).add({ jobId }, { jobId });
+    } catch (err) {
+      this.logger.error({ msg: 'job stored but not put on Redis', jobId, queue: queue.name, err: (err as Error).message });
+    }
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     if (!this.runsJobs) return;
     this.processing = true;

@@ -35,6 +35,11 @@ export class InlineJobQueue extends StoredJobQueue implements OnApplicationBoots
     return row.id;
   }
 
+  announce(queue: QueueDefinition<object>): Promise<void> {
+    if (this.processing && this.queues.has(queue.name)) this.pump();
+    return Promise.resolve();
+  }
+
   onApplicationBootstrap(): void {
     if (!this.runsJobs) return;
     this.processing = true;

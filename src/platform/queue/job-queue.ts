@@ -1,4 +1,6 @@
 import type { ClassConstructor } from 'class-transformer';
+import type { EntityManager } from 'typeorm';
+import type { JobEntity } from './job.entity';
 
 /** A named queue and the type of its payload. Queue names are constants next to their processor. */
 export interface QueueDefinition<P extends object> {
@@ -94,4 +96,17 @@ export abstract class JobQueue {
   abstract enqueue<P extends object>(queue: QueueDefinition<P>, payload: P, options?: EnqueueOptions): Promise<string>;
   abstract register<P extends object>(queue: QueueDefinition<P>, handler: JobHandler<P>): void;
   abstract get(jobId: string): Promise<JobRecord | null>;
+  /**
+   * Stores a job with the caller's EntityManager, inside its transaction (an outbox row): the job exists if and only
+   * if the transaction commits. Call `announce` once it committed; without it the job still runs, found later by the
+   * workers' poll (in-process) or reconciliation (Bull).
+   */
+  abstract enqueueIn<P extends object>(manager: EntityManager, queue: QueueDefinition<P>, payload: P, options?: EnqueueOptions): Promise<string>;
+  /**
+   * The row of a new job for a writer that inserts it with its own SQL in its own transaction (the runtime commit),
+   * then calls `announce`. The payload is checked when the job runs.
+   */
+  abstract outboxRow<P extends object>(queue: QueueDefinition<P>, payload: P, options?: EnqueueOptions): JobEntity;
+  /** Hands a job stored by `enqueueIn` to the transport, once its transaction committed. */
+  abstract announce(queue: QueueDefinition<object>, jobId: string): Promise<void>;
 }

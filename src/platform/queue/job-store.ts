@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, In, Repository, UpdateResult } from 'typeorm';
+import { Brackets, EntityManager, In, Repository, UpdateResult } from 'typeorm';
 import type { JobRecord } from './job-queue';
 import { JobEntity } from './job.entity';
 
@@ -36,27 +36,18 @@ export const FINISHED_JOB_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export class JobStore {
   constructor(@InjectRepository(JobEntity) private readonly repo: Repository<JobEntity>) {}
 
-  /** Inserts a queued job; if a row with this id exists already (an id reused on purpose), leaves it and returns it. */
-  async create(job: NewJob): Promise<{ row: JobEntity; created: boolean }> {
-    const now = new Date();
-    const row = Object.assign(new JobEntity(), {
-      ...job,
-      status: 'queued' as const,
-      attempts: 0,
-      progress: 0,
-      lockedBy: null,
-      lockedUntil: null,
-      result: null,
-      error: null,
-      createdAt: now,
-      updatedAt: now,
-      finishedAt: null,
-    });
+  /**
+   * Inserts a queued job; if a row with this id exists already (an id reused on purpose), leaves it and returns it.
+   * With a manager, the row is written in that manager's transaction.
+   */
+  async create(job: NewJob, manager?: EntityManager): Promise<{ row: JobEntity; created: boolean }> {
+    const repo = manager ? manager.getRepository(JobEntity) : this.repo;
+    const row = queuedJobRow(job);
     try {
-      await this.repo.insert(row);
+      await repo.insert(row);
     } catch (err) {
       // A duplicate key, whatever the driver calls it: the existing row is the job.
-      const existing = await this.find(job.id);
+      const existing = await repo.findOneBy({ id: job.id });
       if (existing) return { row: existing, created: false };
       throw err;
     }
@@ -245,6 +236,31 @@ export class JobStore {
       })
       .execute();
   }
+}
+
+/** The row of a new queued job, as inserted. */
+export function queuedJobRow(job: NewJob, now: Date = new Date()): JobEntity {
+  return Object.assign(new JobEntity(), {
+    ...job,
+    status: 'queued' as const,
+    attempts: 0,
+    progress: 0,
+    lockedBy: null,
+    lockedUntil: null,
+    result: null,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+  });
+}
+
+/** The insert of a new job row for writers that run their own SQL (the runtime commit on MySQL), with `insertJobValues`. */
+export const INSERT_JOB_SQL =
+  'INSERT INTO job (id, queue, app_id, payload, status, attempts, max_attempts, progress, run_after, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function insertJobValues(row: JobEntity): unknown[] {
+  return [row.id, row.queue, row.appId, row.payload, row.status, row.attempts, row.maxAttempts, row.progress, row.runAfter, row.createdAt, row.updatedAt];
 }
 
 export function retryDelayMs(backoffMs: number, attempt: number): number {

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { checkQueueName, JobExecutor, newWorkerId, RegisteredQueue } from './job-executor';
 import { serializePayload, validatePayload } from './job-payload';
 import { EnqueueOptions, JobHandler, JobPayloadError, JobQueue, JobRecord, QueueDefinition } from './job-queue';
-import { JobStore } from './job-store';
+import { JobStore, NewJob, queuedJobRow } from './job-store';
 import type { JobEntity } from './job.entity';
 
 /** What both adapters share: handler registry, job rows, the executor of attempts. */
@@ -40,6 +41,16 @@ export abstract class StoredJobQueue extends JobQueue {
     return this.store.get(jobId);
   }
 
+  async enqueueIn<P extends object>(manager: EntityManager, queue: QueueDefinition<P>, payload: P, options: EnqueueOptions = {}): Promise<string> {
+    const { row } = await this.insert(queue, payload, options, manager);
+    return row.id;
+  }
+
+  outboxRow<P extends object>(queue: QueueDefinition<P>, payload: P, options: EnqueueOptions = {}): JobEntity {
+    checkQueueName(queue.name);
+    return queuedJobRow(this.newJob(queue, payload, options));
+  }
+
   /** Called when a handler is registered; adapters may start it at once when they are already processing. */
   protected onRegister(_queue: string): void {}
 
@@ -48,6 +59,7 @@ export abstract class StoredJobQueue extends JobQueue {
     queue: QueueDefinition<P>,
     payload: P,
     options: EnqueueOptions = {},
+    manager?: EntityManager,
   ): Promise<{ row: JobEntity; created: boolean }> {
     checkQueueName(queue.name);
     if (queue.validate === 'run') {
@@ -55,21 +67,27 @@ export abstract class StoredJobQueue extends JobQueue {
     } else {
       await validatePayload(queue, payload);
     }
+    const job = this.newJob(queue, payload, options);
+    const { id } = job;
+    const result = await this.store.create(job, manager);
+    if (!result.created && result.row.queue !== queue.name) {
+      throw new Error(`Job id ${id} belongs to queue "${result.row.queue}", not "${queue.name}"`);
+    }
+    if (result.created) this.logger.debug({ msg: 'job queued', jobId: id, queue: queue.name, runAfter: job.runAfter });
+    return result;
+  }
+
+  private newJob<P extends object>(queue: QueueDefinition<P>, payload: P, options: EnqueueOptions): NewJob {
     const id = options.jobId ?? randomUUID();
     if (id.length === 0 || id.length > 36) throw new Error(`Job id "${id}" must have 1 to 36 characters`);
     const delayMs = Math.max(0, Math.floor(options.delayMs ?? 0));
-    const result = await this.store.create({
+    return {
       id,
       queue: queue.name,
       appId: options.appId ?? null,
       payload: serializePayload(queue, payload),
       maxAttempts: Math.max(1, queue.maxAttempts ?? this.config.jobs.maxAttempts),
       runAfter: new Date(Date.now() + delayMs),
-    });
-    if (!result.created && result.row.queue !== queue.name) {
-      throw new Error(`Job id ${id} belongs to queue "${result.row.queue}", not "${queue.name}"`);
-    }
-    if (result.created) this.logger.debug({ msg: 'job queued', jobId: id, queue: queue.name, delayMs });
-    return result;
+    };
   }
 }
