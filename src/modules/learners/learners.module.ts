@@ -2,6 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
+import { XapiModule } from '../xapi/xapi.module';
 import { ApplicationAdminsModule } from './application-admins.module';
 import { ApplicationAdminsService } from './application-admins.service';
 import { LearnersController } from './learners.controller';
@@ -9,7 +10,7 @@ import { LearnersService } from './learners.service';
 
 /** Learner service: learner tags, UpdateLearnerInfo, DeleteAllLearnerData (and the administrators who may start it). */
 @Module({
-  imports: [ApplicationAdminsModule, RegistrationsModule, InvitationsModule],
+  imports: [ApplicationAdminsModule, RegistrationsModule, InvitationsModule, XapiModule],
   controllers: [LearnersController],
   providers: [LearnersService],
   exports: [LearnersService],

@@ -42,6 +42,8 @@ export class PlayerModule implements OnModuleInit {
     this.launchLinks.register((req) => this.player.issueLink(req));
     this.xapiProgress.register((appId, registration, statements) => this.player.applyXapiResults(appId, registration, statements));
     this.registrations.registerInstanceInitializer((inst, version, now) => this.cmi5.initialProgress(inst, version, now));
+    // A deleted registration's launch sessions go with it (their settings carry the learner's name).
+    this.registrations.registerRemovalHook((appId, ids) => this.player.forgetSessions(appId, ids));
     this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.player.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { DataSource, In, IsNull, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
@@ -304,6 +304,11 @@ export class PlayerService {
   }
 
   // ---- launch links -----------------------------------------------------------------------------------------
+
+  /** The launch sessions of deleted registrations. */
+  async forgetSessions(appId: string, registrationIds: string[]): Promise<void> {
+    for (let i = 0; i < registrationIds.length; i += 500) await this.sessions.delete({ appId, registrationId: In(registrationIds.slice(i, i + 500)) });
+  }
 
   async issueLink(req: LaunchLinkRequest): Promise<string> {
     const id = randomUUID();

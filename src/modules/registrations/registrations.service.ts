@@ -100,6 +100,7 @@ export class RegistrationsService {
   private readonly listQuery: ListQuery;
   private readonly instanceQuery: ListQuery;
   private readonly initializers: InstanceInitializer[] = [];
+  private readonly removalHooks: Array<(appId: string, ids: string[]) => Promise<void>> = [];
 
   constructor(
     @InjectRepository(RegistrationEntity) private readonly registrations: Repository<RegistrationEntity>,
@@ -146,6 +147,11 @@ export class RegistrationsService {
   /** The player registers what a fresh instance starts with beyond the course's tree (cmi5: moveOn at registration). */
   registerInstanceInitializer(initializer: InstanceInitializer): void {
     this.initializers.push(initializer);
+  }
+
+  /** What another module removes with deleted registrations (the player: their launch sessions). */
+  registerRemovalHook(hook: (appId: string, ids: string[]) => Promise<void>): void {
+    this.removalHooks.push(hook);
   }
 
   async create(appId: string, body: CreateRegistrationDto, courseVersion?: number): Promise<void> {
@@ -480,9 +486,9 @@ export class RegistrationsService {
     return res.affected ?? 0;
   }
 
-  /** The ids of the learner's registrations (erasure). */
-  async idsOfLearner(appId: string, learnerId: string): Promise<string[]> {
-    return (await this.registrations.find({ where: { appId, learnerId }, select: { id: true } })).map((r) => r.id);
+  /** The ids and xAPI registration ids of the learner's registrations (erasure). */
+  async idsOfLearner(appId: string, learnerId: string): Promise<Array<{ id: string; xapiRegistrationId: string }>> {
+    return this.registrations.find({ where: { appId, learnerId }, select: { id: true, xapiRegistrationId: true } });
   }
 
   /** The e-mail addresses the learner's registrations carry (erasure). */
@@ -725,6 +731,7 @@ export class RegistrationsService {
       }),
     );
     await this.tags.purge(appId, 'registration', ids);
+    for (const hook of this.removalHooks) await hook(appId, ids);
     for (const id of ids) await this.settings.purgeTarget(appId, { level: 'registration', registrationId: id, course: { courseId: '', version: 0 } });
   }
 }
