@@ -61,29 +61,27 @@ export class InvitationEmails implements OnModuleInit {
       if (ctx.signal?.aborted) throw new Error('stopped');
       const rows = await this.users.find({ where: { appId, invitationId, status: 'pending' }, order: { emailKey: 'ASC' }, take: BATCH });
       if (rows.length === 0) break;
-      // Registrations one at a time (SQLite has one writer; a registration is one short transaction), then the
-      // batch's e-mails PARALLEL at a time over the pooled SMTP connections.
+      // Registrations (one at a time on SQLite, which has one writer; several on MySQL's pool), then the batch's
+      // e-mails PARALLEL at a time over the pooled SMTP connections.
       const ready: UserInvitationEntity[] = [];
-      for (const row of rows) {
-        if (ctx.signal?.aborted || failure.temporary !== null) break;
-        try {
-          if (await this.register(inv, row)) ready.push(row);
-        } catch (err) {
-          failure.temporary = err instanceof Error ? err : new Error(String(err));
-        }
-      }
-      let next = 0;
-      const worker = async () => {
-        while (next < ready.length && failure.temporary === null && !ctx.signal?.aborted) {
-          const row = ready[next++];
-          try {
-            await this.send(inv, version.title, row);
-          } catch (err) {
-            failure.temporary = err instanceof Error ? err : new Error(String(err));
+      const each = async (items: UserInvitationEntity[], parallel: number, work: (row: UserInvitationEntity) => Promise<void>) => {
+        let next = 0;
+        const worker = async () => {
+          while (next < items.length && failure.temporary === null && !ctx.signal?.aborted) {
+            const row = items[next++];
+            try {
+              await work(row);
+            } catch (err) {
+              failure.temporary = err instanceof Error ? err : new Error(String(err));
+            }
           }
-        }
+        };
+        await Promise.all(Array.from({ length: parallel }, worker));
       };
-      await Promise.all(Array.from({ length: PARALLEL }, worker));
+      await each(rows, this.config.database.kind === 'mysql' ? PARALLEL : 1, async (row) => {
+        if (await this.register(inv, row)) ready.push(row);
+      });
+      await each(ready, PARALLEL, (row) => this.send(inv, version.title, row));
       if (failure.temporary !== null) break;
       const total = Math.max(inv.jobTotal, 1);
       const pending = await this.users.countBy({ appId, invitationId, status: 'pending' });
