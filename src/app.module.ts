@@ -14,6 +14,9 @@ import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
 import { CoursesModule } from './modules/courses/courses.module';
+import { InvitationPagesModule } from './modules/invitations/invitation-pages.module';
+import { InvitationsModule } from './modules/invitations/invitations.module';
+import { LearnersModule } from './modules/learners/learners.module';
 import { PingModule } from './modules/ping/ping.module';
 import { PlayerModule } from './modules/player/player.module';
 import { RegistrationsModule } from './modules/registrations/registrations.module';
@@ -21,12 +24,13 @@ import { SettingsModule } from './modules/settings/settings.module';
 import { TagsModule } from './modules/tags/tags.module';
 import { LrsModule } from './modules/xapi/lrs/lrs.module';
 import { XapiModule } from './modules/xapi/xapi.module';
+import { MailModule } from './platform/mail/mail.module';
 import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
 import { loadExtensions } from './platform/extensions/extension-loader';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule];
 
 @Module({})
 export class AppModule {
@@ -47,6 +51,7 @@ export class AppModule {
         HealthModule,
         StorageModule,
         OutboundModule,
+        MailModule,
         TagsModule,
         // Every role loads every module (job processors live in them); ApiAuthGuard keeps a worker's HTTP to /health.
         ...API_V2_MODULES,
@@ -55,6 +60,8 @@ export class AppModule {
         LrsModule,
         // The learner-facing player lives at /player/, outside the API V2 router.
         PlayerModule,
+        // Invitation pages live at /invite/.
+        InvitationPagesModule,
         // LCDS_EXTENSIONS, after LCDS's own modules; each one's controllers under /ext/{name}/ (docs/extending.md).
         ...extensions.map((e) => e.module),
         ...(extensions.length ? [RouterModule.register(extensions.map((e) => ({ path: `ext/${e.name}`, module: e.module })))] : []),

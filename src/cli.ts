@@ -17,6 +17,8 @@ import { RedisModule } from './platform/redis/redis.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
 import { ApplicationsService } from './modules/applications/applications.service';
 import { CredentialsService } from './modules/applications/credentials.service';
+import { ApplicationAdminsModule } from './modules/learners/application-admins.module';
+import { ApplicationAdminsService } from './modules/learners/application-admins.service';
 import { postbackSigningKey } from './modules/registrations/registration-postback-signing';
 import { KeyRing } from './platform/crypto/keyring';
 
@@ -26,7 +28,7 @@ class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), CryptoModule, DatabaseModule, RedisModule, AuthModule, HttpPlatformModule, ApplicationsModule],
+      imports: [ConfigModule.forRoot(config), CryptoModule, DatabaseModule, RedisModule, AuthModule, HttpPlatformModule, ApplicationsModule, ApplicationAdminsModule],
     };
   }
 }
@@ -140,6 +142,50 @@ apps
       const known = (await ctx.get(ApplicationsService).listEntities()).some((a) => a.id === opts.app);
       if (!known) throw new Error(`no application ${opts.app}`);
       process.stdout.write(postbackSigningKey(ctx.get(KeyRing), opts.app).toString('hex') + '\n');
+    });
+  });
+
+async function requireApp(ctx: INestApplicationContext, appId: string): Promise<void> {
+  const known = (await ctx.get(ApplicationsService).listEntities()).some((a) => a.id === appId);
+  if (!known) throw new Error(`no application ${appId}`);
+}
+
+const admins = apps.command('admins').description('administrators of an application: the addresses DeleteAllLearnerData accepts as userEmail');
+admins
+  .command('add')
+  .description('make an address an administrator of an application')
+  .requiredOption('--app <id>', 'application id')
+  .requiredOption('--email <address>', 'e-mail address')
+  .action(async (opts: { app: string; email: string }) => {
+    await withContext(config(), async (ctx) => {
+      await requireApp(ctx, opts.app);
+      await ctx.get(ApplicationAdminsService).add(opts.app, opts.email);
+      process.stdout.write(`${opts.email.trim()} administers application ${opts.app}\n`);
+    });
+  });
+admins
+  .command('remove')
+  .description('remove an administrator of an application')
+  .requiredOption('--app <id>', 'application id')
+  .requiredOption('--email <address>', 'e-mail address')
+  .action(async (opts: { app: string; email: string }) => {
+    await withContext(config(), async (ctx) => {
+      await requireApp(ctx, opts.app);
+      const removed = await ctx.get(ApplicationAdminsService).remove(opts.app, opts.email);
+      if (!removed) throw new Error(`${opts.email.trim()} is not an administrator of application ${opts.app}`);
+      process.stdout.write(`${opts.email.trim()} no longer administers application ${opts.app}\n`);
+    });
+  });
+admins
+  .command('list')
+  .description('list the administrators of an application')
+  .requiredOption('--app <id>', 'application id')
+  .option('--json', 'print JSON', false)
+  .action(async (opts: { app: string; json: boolean }) => {
+    await withContext(config(), async (ctx) => {
+      await requireApp(ctx, opts.app);
+      const rows = await ctx.get(ApplicationAdminsService).list(opts.app);
+      process.stdout.write(opts.json ? JSON.stringify(rows) + '\n' : table(rows));
     });
   });
 

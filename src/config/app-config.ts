@@ -53,6 +53,11 @@ export interface AppConfig {
    * keeps 1.0.x behaviour for requests that ask for 1.0.x; `1.0.3` is what ADL's 1.0.3 conformance suite expects.
    */
   lrs: { unversionedAnswer: '2.0.0' | '1.0.3' };
+  /**
+   * Outgoing e-mail (private invitations). `smtpUrl` null: messages are written as .eml files under `outboxDir`.
+   * `emailBackoffMs`: first retry delay after a temporary SMTP failure (doubling).
+   */
+  mail: { smtpUrl: string | null; from: string; outboxDir: string; emailBackoffMs: number };
   bootstrap: boolean;
   /** LCDS_EXTENSIONS: module specifiers (npm package names or absolute paths) of the extensions to load, in order. */
   extensions: string[];
@@ -231,12 +236,43 @@ export function loadConfig(env: Env = process.env): AppConfig {
       intervalMs: int('LCDS_XAPI_PIPE_INTERVAL_MS', 60_000, 100, 24 * 3600 * 1000),
       backoffMs: int('LCDS_XAPI_PIPE_BACKOFF_MS', 30_000, 10, 3_600_000),
     },
+    mail: readMail(read, int, dataDir, publicUrl, problems),
     bootstrap: bool('LCDS_BOOTSTRAP', true),
     extensions: readExtensions(read('LCDS_EXTENSIONS'), problems),
     version: packageVersion(),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** SMTP_URL (smtp:// or smtps://, with optional user:pass@), MAIL_FROM (an address, or `Name <address>`). */
+function readMail(
+  read: (name: string) => string | undefined,
+  int: (name: string, fallback: number, min: number, max: number) => number,
+  dataDir: string,
+  publicUrl: string,
+  problems: string[],
+): AppConfig['mail'] {
+  const smtpUrl = read('SMTP_URL') ?? null;
+  if (smtpUrl !== null) {
+    let ok = false;
+    try {
+      const u = new URL(smtpUrl);
+      ok = (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== '';
+    } catch {
+      ok = false;
+    }
+    if (!ok) problems.push('SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:pass@mail.example.com:587');
+  }
+  let host = 'localhost';
+  try {
+    host = new URL(publicUrl).hostname || host;
+  } catch {
+    // PUBLIC_URL's own problem is reported where it is read.
+  }
+  const from = read('MAIL_FROM') ?? `LCDS <no-reply@${host.includes('.') ? host : `${host}.invalid`}>`;
+  if (!/^(?:[^<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from)) problems.push(`MAIL_FROM=${from} must be an e-mail address, or a name and <address>`);
+  return { smtpUrl, from, outboxDir: join(dataDir, 'outbox'), emailBackoffMs: int('LCDS_EMAIL_BACKOFF_MS', 30_000, 10, 3_600_000) };
 }
 
 /** An npm package name (scoped or not), optionally with a subpath: what `require` finds in node_modules. */

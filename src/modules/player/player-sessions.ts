@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
@@ -127,6 +127,11 @@ export class PlayerSessions {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tokens = new VerifiedSessionTokens(keys);
+  }
+
+  /** The launch sessions of deleted registrations (their settings carry the learner's name). */
+  async forgetSessions(appId: string, registrationIds: string[]): Promise<void> {
+    for (let i = 0; i < registrationIds.length; i += 500) await this.rows.delete({ appId, registrationId: In(registrationIds.slice(i, i + 500)) });
   }
 
   /** The live session of a session token; 410 when it ended, 400 when the token is not ours. */

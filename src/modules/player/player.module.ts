@@ -59,11 +59,14 @@ export class PlayerModule implements OnModuleInit {
     private readonly cmi5: Cmi5Runtime,
     private readonly registrations: RegistrationsService,
     private readonly progress: RegistrationProgress,
+    private readonly sessions: PlayerSessions,
   ) {}
 
   onModuleInit(): void {
     this.xapiProgress.register((appId, registration, statements, interactions) => this.xapi.applyXapiResults(appId, registration, statements, interactions));
     this.registrations.registerInstanceInitializer((inst, version, now) => this.cmi5.initialProgress(inst, version, now));
+    // A deleted registration's launch sessions go with it (their settings carry the learner's name).
+    this.registrations.registerRemovalHook((appId, ids) => this.sessions.forgetSessions(appId, ids));
     this.cmi5.registerProgressStore(async (where, change, launchHistoryId) => (await this.progress.applyStatementProgress(where, (tree) => change(tree), launchHistoryId)) !== null);
   }
 }

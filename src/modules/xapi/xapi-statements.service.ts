@@ -261,6 +261,34 @@ export class XapiStatementsService {
   }
 
   /** Everything of an application (application deletion). */
+  /**
+   * A learner's erasure: every statement that mentions one of these agents (as actor, object, in context or a
+   * sub-statement: the `agent` links) or belongs to one of these xAPI registrations, with its links. Returns how many.
+   */
+  async eraseAgents(appId: string, agents: Json[], registrations: string[]): Promise<number> {
+    const keys = [...new Set(agents.map((a) => agentKey(a)).filter((k): k is string => k !== null))];
+    const seqs = new Set<number>();
+    const links = this.dataSource.getRepository(XapiStatementLinkEntity);
+    for (let i = 0; i < keys.length; i += 200) {
+      const rows = await links.find({ where: { appId, kind: In(['agent', 'objagent']), value: In(keys.slice(i, i + 200)) }, select: { seq: true } });
+      for (const r of rows) seqs.add(Number(r.seq));
+    }
+    const regs = [...new Set(registrations.map((r) => r.toLowerCase()))];
+    for (let i = 0; i < regs.length; i += 200) {
+      const rows = await this.statements.find({ where: { appId, registration: In(regs.slice(i, i + 200)) }, select: { seq: true } });
+      for (const r of rows) seqs.add(Number(r.seq));
+    }
+    const list = [...seqs];
+    for (let i = 0; i < list.length; i += 200) {
+      const part = list.slice(i, i + 200);
+      await this.dataSource.transaction(async (m) => {
+        await m.delete(XapiStatementLinkEntity, { appId, seq: In(part) });
+        await m.delete(XapiStatementEntity, { appId, seq: In(part) });
+      });
+    }
+    return list.length;
+  }
+
   async purgeApplication(appId: string): Promise<void> {
     await this.dataSource.transaction(async (m) => {
       await m.delete(XapiStatementLinkEntity, { appId });

@@ -43,6 +43,8 @@ export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions
       // FULL by default: a commit the player or the LRS acknowledged survives a power cut (WAL with NORMAL may lose the last ones).
       db.pragma(`synchronous = ${config.database.sqliteSynchronous}`);
       db.pragma('foreign_keys = ON');
+      // Deleted rows are overwritten on disk (a learner's erasure must leave no trace in free pages).
+      db.pragma('secure_delete = ON');
     },
   };
 }

@@ -11,6 +11,7 @@ import { RegistrationXapiIdIndex1765100000000 } from './migrations/1765100000000
 import { SequencingState1765200000000 } from './migrations/1765200000000-sequencing-state';
 import { LrsIngestIndexes1765500000000 } from './migrations/1765500000000-lrs-ingest-indexes';
 import { XapiReported1766000000000 } from './migrations/1766000000000-xapi-reported';
+import { Invitations1767000000000 } from './migrations/1767000000000-invitations';
 import { LaunchHistoryLog1766200000000 } from './migrations/1766200000000-launch-history-log';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   LrsIngestIndexes1765500000000,
   XapiReported1766000000000,
   LaunchHistoryLog1766200000000,
+  Invitations1767000000000,
 ];

@@ -1,0 +1,185 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { Mailer, PermanentMailError } from '../../platform/mail/mailer';
+import { JobContext, JobQueue, QueueDefinition, UnrecoverableJobError } from '../../platform/queue/job-queue';
+import { CoursesService } from '../courses/courses.service';
+import { RegistrationsService } from '../registrations/registrations.service';
+import { InvitationEntity } from './entities/invitation.entity';
+import { UserInvitationEntity } from './entities/user-invitation.entity';
+import { invitationEmail } from './invitation-email-content';
+import { emailProblem, InvitationEmailPayload, invitationEmailQueue } from './invitation-rules';
+import { registrationIdFor } from './invitations.service';
+
+/** User invitations a job reads at a time, and how many of them go at once (registrations, then SMTP). */
+const BATCH = 200;
+const PARALLEL = 8;
+
+/** A registration for this learner and course exists and duplicateRegistrationOption is FAIL. */
+class DuplicateRegistration extends Error {}
+
+/**
+ * The `invitation-email` job of a private invitation: for each pending user invitation, its registration (following
+ * duplicateRegistrationOption), then its e-mail. Each user invitation is marked `sent` or `failed` once its message
+ * was accepted or refused, so a run that stops (a worker restart, a temporary SMTP failure and its retry) takes up
+ * the pending ones only; registration ids are worked out from the address, so a registration made before a stop is
+ * found again, not made twice. The e-mail's Message-ID is also stable: in the one window where a message was
+ * accepted but not yet marked (a crash between the two), a receiver sees the same message id again.
+ */
+@Injectable()
+export class InvitationEmails implements OnModuleInit {
+  private readonly logger = new Logger(InvitationEmails.name);
+  readonly queue: QueueDefinition<InvitationEmailPayload>;
+
+  constructor(
+    @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
+    @InjectRepository(UserInvitationEntity) private readonly users: Repository<UserInvitationEntity>,
+    private readonly registrations: RegistrationsService,
+    private readonly courses: CoursesService,
+    private readonly mailer: Mailer,
+    private readonly jobs: JobQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.queue = invitationEmailQueue(config.mail.emailBackoffMs);
+  }
+
+  onModuleInit(): void {
+    this.jobs.register(this.queue, (payload, ctx) => this.run(payload, ctx));
+  }
+
+  async run({ appId, invitationId }: InvitationEmailPayload, ctx: JobContext): Promise<{ sent: number; failed: number }> {
+    const inv = await this.invitations.findOneBy({ appId, id: invitationId });
+    if (!inv) throw new UnrecoverableJobError('the invitation no longer exists');
+    const { version } = await this.courses.resolveVersion(appId, inv.courseId).catch((err: unknown) => {
+      throw new UnrecoverableJobError('the course of the invitation no longer exists', { cause: err });
+    });
+    // The first temporary failure of a batch (set by its workers); the batch stops taking new addresses.
+    const failure: { temporary: Error | null } = { temporary: null };
+    for (;;) {
+      if (ctx.signal?.aborted) throw new Error('stopped');
+      const rows = await this.users.find({ where: { appId, invitationId, status: 'pending' }, order: { emailKey: 'ASC' }, take: BATCH });
+      if (rows.length === 0) break;
+      // Registrations (one at a time on SQLite, which has one writer; several on MySQL's pool), then the batch's
+      // e-mails PARALLEL at a time over the pooled SMTP connections.
+      const ready: UserInvitationEntity[] = [];
+      const each = async (items: UserInvitationEntity[], parallel: number, work: (row: UserInvitationEntity) => Promise<void>) => {
+        let next = 0;
+        const worker = async () => {
+          while (next < items.length && failure.temporary === null && !ctx.signal?.aborted) {
+            const row = items[next++];
+            try {
+              await work(row);
+            } catch (err) {
+              failure.temporary = err instanceof Error ? err : new Error(String(err));
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: parallel }, worker));
+      };
+      await each(rows, this.config.database.kind === 'mysql' ? PARALLEL : 1, async (row) => {
+        if (await this.register(inv, row)) ready.push(row);
+      });
+      await each(ready, PARALLEL, (row) => this.send(inv, version.title, row));
+      if (failure.temporary !== null) break;
+      const total = Math.max(inv.jobTotal, 1);
+      const pending = await this.users.countBy({ appId, invitationId, status: 'pending' });
+      await ctx.reportProgress(Math.floor(((total - pending) / total) * 100));
+    }
+    const temporary = failure.temporary;
+    if (temporary !== null) {
+      if (ctx.attempt >= (this.queue.maxAttempts ?? 1)) {
+        // The last attempt: the addresses still pending failed, and the job status says so.
+        await this.users.update({ appId, invitationId, status: 'pending' }, { status: 'failed', error: `not sent: ${temporary.message}`, updatedAt: new Date() });
+        await this.invitations.update({ appId, id: invitationId }, { jobStatus: 'ERROR' });
+        throw new UnrecoverableJobError(temporary.message);
+      }
+      // Retried with backoff; what was sent stays sent.
+      this.logger.warn({ msg: 'invitation e-mails: temporary failure, the job will retry', appId, invitationId, attempt: ctx.attempt, ...smtpCodes(temporary) });
+      throw temporary;
+    }
+    const failed = await this.users.countBy({ appId, invitationId, status: 'failed' });
+    const sent = await this.users.countBy({ appId, invitationId, status: 'sent' });
+    await this.invitations.update({ appId, id: invitationId }, { jobStatus: failed > 0 ? 'ERROR' : 'COMPLETE' });
+    this.logger.log({ msg: 'invitation e-mails done', appId, invitationId, sent, failed });
+    return { sent, failed };
+  }
+
+  /** The address's registration, made once; false when the address failed (invalid, a FAIL duplicate). */
+  private async register(inv: InvitationEntity, row: UserInvitationEntity): Promise<boolean> {
+    const problem = emailProblem(row.email);
+    if (problem) {
+      await this.mark(row, 'failed', problem);
+      return false;
+    }
+    if (row.registrationId !== null) return true;
+    try {
+      row.registrationId = await this.registrationFor(inv, row);
+    } catch (err) {
+      if (!(err instanceof DuplicateRegistration)) throw err;
+      await this.mark(row, 'failed', err.message);
+      return false;
+    }
+    await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { registrationId: row.registrationId });
+    return true;
+  }
+
+  /** The address's e-mail; throws only for a temporary failure (the job retries). */
+  private async send(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<void> {
+    const content = invitationEmail({
+      subject: inv.emailSubject,
+      body: inv.emailBody,
+      courseTitle,
+      link: `${this.config.publicUrl}/invite/u/${row.token}`,
+    });
+    try {
+      await this.mailer.send({
+        to: row.email.trim(),
+        ...content,
+        messageId: `${registrationIdFor(row.appId, row.invitationId, row.emailKey, 'message')}@${hostOf(this.config.publicUrl)}`,
+        batch: `${row.appId}-${row.invitationId}`,
+        // The person who sent the invitation is who a recipient asks to be left out of further ones.
+        ...(emailProblem(inv.creatingUserEmail) === null ? { unsubscribe: `mailto:${inv.creatingUserEmail.trim()}?subject=unsubscribe` } : {}),
+      });
+    } catch (err) {
+      if (err instanceof PermanentMailError) return this.mark(row, 'failed', err.message);
+      throw err;
+    }
+    await this.mark(row, 'sent', null);
+  }
+
+  private async registrationFor(inv: InvitationEntity, row: UserInvitationEntity): Promise<string> {
+    const own = registrationIdFor(inv.appId, inv.id, row.emailKey);
+    if (await this.registrations.find(inv.appId, own)) return own;
+    if (inv.duplicateOption !== 'CREATE_NEW') {
+      const [existing] = await this.registrations.findForLearner(inv.appId, inv.courseId, row.emailKey);
+      if (existing) {
+        if (inv.duplicateOption === 'FAIL') throw new DuplicateRegistration('the learner already has a registration for this course (duplicateRegistrationOption FAIL)');
+        if (inv.duplicateOption === 'INSTANCE_EXISTING') await this.registrations.createInstance(inv.appId, existing.id);
+        return existing.id;
+      }
+    }
+    await this.registrations.create(inv.appId, {
+      courseId: inv.courseId,
+      registrationId: own,
+      learner: { id: row.emailKey, email: row.email.trim() },
+      ...(inv.postBack ? { postBack: this.registrations.openPostBack(inv.postBack) } : {}),
+    });
+    return own;
+  }
+
+  private async mark(row: UserInvitationEntity, status: 'sent' | 'failed', error: string | null): Promise<void> {
+    await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { status, error, updatedAt: new Date() });
+  }
+}
+
+/** What a log line may say about an SMTP failure: its codes, never its text (which can name a recipient). */
+function smtpCodes(err: Error): { code?: string; responseCode?: number } {
+  const e = err as { code?: unknown; responseCode?: unknown };
+  return { ...(typeof e.code === 'string' ? { code: e.code } : {}), ...(typeof e.responseCode === 'number' ? { responseCode: e.responseCode } : {}) };
+}
+
+function hostOf(url: string): string {
+  return new URL(url).hostname || 'lcds.invalid';
+}
