@@ -16,6 +16,7 @@ import { CoursesModule } from './modules/courses/courses.module';
 import { PingModule } from './modules/ping/ping.module';
 import { PlayerModule } from './modules/player/player.module';
 import { RegistrationsModule } from './modules/registrations/registrations.module';
+import { ReportingModule } from './modules/reporting/reporting.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TagsModule } from './modules/tags/tags.module';
 import { LrsModule } from './modules/xapi/lrs/lrs.module';
@@ -24,7 +25,7 @@ import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, ReportingModule];
 
 @Module({})
 export class AppModule {

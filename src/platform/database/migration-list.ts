@@ -12,6 +12,7 @@ import { SequencingState1765200000000 } from './migrations/1765200000000-sequenc
 import { LrsIngestIndexes1765500000000 } from './migrations/1765500000000-lrs-ingest-indexes';
 import { XapiReported1766000000000 } from './migrations/1766000000000-xapi-reported';
 import { LaunchHistoryLog1766200000000 } from './migrations/1766200000000-launch-history-log';
+import { ApplicationAccount1767200000000 } from './migrations/1767200000000-application-account';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   LrsIngestIndexes1765500000000,
   XapiReported1766000000000,
   LaunchHistoryLog1766200000000,
+  ApplicationAccount1767200000000,
 ];
