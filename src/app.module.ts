@@ -23,6 +23,7 @@ import { LrsModule } from './modules/xapi/lrs/lrs.module';
 import { XapiModule } from './modules/xapi/xapi.module';
 import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
+import { WebModule } from './modules/web/web.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
 const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, ReportingModule];
@@ -52,6 +53,8 @@ export class AppModule {
         LrsModule,
         // The learner-facing player lives at /player/, outside the API V2 router.
         PlayerModule,
+        // The report viewer (/reports/), the console (/console/) and GET /.
+        WebModule,
       ],
     };
   }

@@ -15,6 +15,7 @@ import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationRestarts } from './registration-restarts';
+import { RegistrationStatistics } from './registration-statistics';
 import { RegistrationsService } from './registrations.service';
 
 /**
@@ -24,8 +25,8 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts],
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationStatistics],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationStatistics],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(

@@ -1,0 +1,4 @@
+import { render } from 'preact';
+import '../shared/styles.css';
+
+render(<p>Console</p>, document.getElementById('app')!);
