@@ -121,6 +121,28 @@ describe('console (chromium)', () => {
     await page.getByRole('heading', { level: 1, name: 'Registration r-1' }).waitFor();
   });
 
+  it("a management application sets an application's registration limit, which GetAccountInfo then reports", async () => {
+    const mgmt = await browser.context.newPage();
+    await mgmt.goto(`${s.baseUrl}/console/`);
+    await mgmt.getByLabel('Application id').fill(s.firstStart.management.appId);
+    await mgmt.getByLabel('Secret key').fill(s.firstStart.management.secretKey);
+    await mgmt.getByRole('button', { name: 'Sign in' }).click();
+    await mgmt.getByRole('heading', { name: 'Registration limit and contact of an application' }).waitFor();
+    await mgmt.getByLabel('Application id').fill(s.firstStart.application.appId);
+    await mgmt.getByRole('button', { name: 'Load' }).click();
+    await mgmt.getByLabel('Registrations per month (empty: no limit)').fill('50');
+    await mgmt.getByLabel('Refuse registrations past the limit').check();
+    await mgmt.getByLabel('Contact e-mail').fill('ops@example.com');
+    await mgmt.getByRole('button', { name: 'Save', exact: true }).click();
+    await mgmt.getByText(`Account of ${s.firstStart.application.appId} saved.`).waitFor();
+    expect((await call(`${s.api}/reporting/accountInfo`, { auth })).body).toMatchObject({ regLimit: 50, strictLimit: true, email: 'ops@example.com' });
+    await screenshot(mgmt, 'console-management-1280');
+    await mgmt.close();
+    // The application's own overview shows it.
+    await page.goto(`${s.baseUrl}/console/`);
+    await page.getByText('Registration limit: 50 per month; past it, new registrations are refused.').waitFor();
+  });
+
   it('works at 390 px without the page scrolling sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const section of ['', 'courses', 'settings?level=course&id=golf&filter=Player', 'registrations']) {

@@ -127,6 +127,25 @@ describe('Reporting service (official client)', () => {
     expect(foreign.status).toBe(400);
   });
 
+  it("a management application sets an application's limit and contact through LCDS's own operation; bad input is a 400", async () => {
+    const mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
+    const url = `${s.api}/lcds/applications/${appId}/account`;
+    expect((await call(url, { method: 'PUT', auth: mgmt, json: { regLimit: 2, strictLimit: true, email: 'billing@example.com', company: null } })).status).toBe(204);
+    expect((await call(url, { auth: mgmt })).body).toEqual({ appId, regLimit: 2, strictLimit: true, email: 'billing@example.com', company: null });
+    expect(await op(reporting, 'getAccountInfo')).toMatchObject({ regLimit: 2, strictLimit: true, email: 'billing@example.com' });
+    // Past the limit (4 registrations this month already): refused.
+    expect((await failure(registrations, 'createRegistration', Object.assign(new sc.CreateRegistrationSchema(), { courseId: 'report-golf', registrationId: 'r9', learner: { id: 'l9' } }), {})).status).toBe(403);
+
+    const bad = await call(url, { method: 'PUT', auth: mgmt, json: { regLimit: -1, email: 'not an address' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/regLimit must not be less than 0/);
+    expect(bad.body.message).toMatch(/email must be an e-mail address/);
+    expect((await call(`${s.api}/lcds/applications/NOSUCHAPP/account`, { method: 'PUT', auth: mgmt, json: { regLimit: 1 } })).status).toBe(404);
+    // An application's own key is not a management key.
+    expect((await call(url, { method: 'PUT', auth, json: { regLimit: null } })).status).toBe(403);
+    expect((await call(url, { method: 'PUT', auth: mgmt, json: { regLimit: null, strictLimit: false } })).status).toBe(204);
+  });
+
   it('scopes: read or read:reporting', async () => {
     const tokenFor = async (scope: string) =>
       (await call(`${s.api}/oauth/authenticate/application/token`, { method: 'POST', auth, body: new URLSearchParams({ scope, expiration: '300' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.access_token as string;

@@ -93,7 +93,82 @@ export function OverviewSection(props: { session: Session }) {
           </p>
         </>
       )}
+      {props.session.isManagement && <AccountForm session={props.session} />}
     </>
+  );
+}
+
+interface Account {
+  appId: string;
+  regLimit: number | null;
+  strictLimit: boolean;
+  email: string | null;
+  company: string | null;
+}
+
+/** A management application sets an application's registration limit and contact (LCDS's own operation). */
+function AccountForm(props: { session: Session }) {
+  const [appId, setAppId] = useState('');
+  const [account, setAccount] = useState<Account | null>(null);
+  const [limit, setLimit] = useState('');
+  const { message, error, act } = useActions();
+  const path = () => `/lcds/applications/${encodeURIComponent(appId.trim())}/account`;
+  const load = () =>
+    act(async () => {
+      const a = await api<Account>(props.session, path());
+      setAccount(a);
+      setLimit(a.regLimit === null ? '' : String(a.regLimit));
+      return `Account of ${a.appId} loaded.`;
+    });
+  const save = (e: Event) => {
+    e.preventDefault();
+    if (!account) return;
+    void act(async () => {
+      const regLimit = limit.trim() === '' ? null : Number(limit);
+      await api(props.session, path(), { method: 'PUT', body: { regLimit, strictLimit: account.strictLimit, email: account.email || null, company: account.company || null } });
+      return `Account of ${account.appId} saved.`;
+    });
+  };
+  return (
+    <form class="card" onSubmit={save} aria-labelledby="account-title">
+      <h2 id="account-title">Registration limit and contact of an application</h2>
+      <div class="filters">
+        <div>
+          <label for="account-app">Application id</label>
+          <input id="account-app" value={appId} onInput={(e) => setAppId(e.currentTarget.value)} />
+        </div>
+        <div class="actions">
+          <button type="button" class="secondary" disabled={!appId.trim()} onClick={() => void load()}>
+            Load
+          </button>
+        </div>
+      </div>
+      {account && (
+        <div class="filters">
+          <div>
+            <label for="account-limit">Registrations per month (empty: no limit)</label>
+            <input id="account-limit" inputMode="numeric" value={limit} onInput={(e) => setLimit(e.currentTarget.value)} />
+          </div>
+          <div>
+            <label for="account-strict">
+              <input id="account-strict" type="checkbox" checked={account.strictLimit} onChange={(e) => setAccount({ ...account, strictLimit: e.currentTarget.checked })} /> Refuse registrations past the limit
+            </label>
+          </div>
+          <div>
+            <label for="account-email">Contact e-mail</label>
+            <input id="account-email" type="email" value={account.email ?? ''} onInput={(e) => setAccount({ ...account, email: e.currentTarget.value })} />
+          </div>
+          <div>
+            <label for="account-company">Company</label>
+            <input id="account-company" value={account.company ?? ''} onInput={(e) => setAccount({ ...account, company: e.currentTarget.value })} />
+          </div>
+          <div class="actions">
+            <button type="submit">Save</button>
+          </div>
+        </div>
+      )}
+      <Status error={error} message={message} />
+    </form>
   );
 }
 

@@ -14,6 +14,8 @@ export interface Session {
   /** A report link's limits (absent when signed in with a key). */
   viewer?: { nav: 'NONAV' | 'DOWNONLY' | 'FREENAV'; root: string; admin: boolean };
   scopes: string[];
+  /** Signed in with a management application's key (Application Management operations). */
+  isManagement: boolean;
 }
 
 const KEY = 'lcds.session';
@@ -22,8 +24,15 @@ const KEY = 'lcds.session';
 export function sessionOf(token: string): Session | null {
   try {
     const part = token.split('.')[1];
-    const claims = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { sub: string; exp: number; scope?: string; viewer?: Session['viewer'] };
-    return { token, appId: claims.sub, expiresAt: claims.exp * 1000, scopes: (claims.scope ?? '').split(' ').filter(Boolean), ...(claims.viewer ? { viewer: claims.viewer } : {}) };
+    const claims = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { sub: string; exp: number; scope?: string; mgmt?: boolean; viewer?: Session['viewer'] };
+    return {
+      token,
+      appId: claims.sub,
+      expiresAt: claims.exp * 1000,
+      scopes: (claims.scope ?? '').split(' ').filter(Boolean),
+      isManagement: claims.mgmt === true,
+      ...(claims.viewer ? { viewer: claims.viewer } : {}),
+    };
   } catch {
     return null;
   }
