@@ -143,6 +143,43 @@ describe('console (chromium)', () => {
     await page.getByText('Registration limit: 50 per month; past it, new registrations are refused.').waitFor();
   });
 
+  it('a management application creates, renames and deletes an application and manages its keys', async () => {
+    const mgmt = await browser.context.newPage();
+    await mgmt.setViewportSize({ width: 1280, height: 900 });
+    await mgmt.goto(`${s.baseUrl}/console/`);
+    await mgmt.getByLabel('Application id').fill(s.firstStart.management.appId);
+    await mgmt.getByLabel('Secret key').fill(s.firstStart.management.secretKey);
+    await mgmt.getByRole('button', { name: 'Sign in' }).click();
+    await mgmt.getByRole('link', { name: 'Applications' }).click();
+    await mgmt.getByRole('heading', { level: 1, name: 'Applications' }).waitFor();
+    await mgmt.getByLabel("New application's name").fill('Sales academy');
+    await mgmt.getByRole('button', { name: 'Create', exact: true }).click();
+    const created = await mgmt.getByText(/Application Sales academy created \((\w+)\)\./).textContent();
+    const appId = /\((\w+)\)/.exec(created!)![1];
+    await mgmt.getByLabel('New name of Sales academy').fill('Sales school');
+    await mgmt.getByRole('button', { name: 'Rename Sales academy' }).click();
+    await mgmt.getByText(`Application ${appId} renamed.`).waitFor();
+    expect((await call(`${s.api}/appManagement/applications/${appId}`, { auth: basic(s.firstStart.management.appId, s.firstStart.management.secretKey) })).body.name).toBe('Sales school');
+
+    await mgmt.locator('tr', { hasText: appId }).getByRole('link', { name: 'Keys' }).click();
+    await mgmt.getByRole('heading', { name: `Secret keys of ${appId}` }).waitFor();
+    await mgmt.getByLabel("New key's name").fill('CI');
+    await mgmt.getByRole('button', { name: 'Create key' }).click();
+    const keyText = await mgmt.getByText(/Key CI created: /).textContent();
+    const secret = keyText!.replace(/^.*created: /, '').trim();
+    expect((await call(`${s.api}/ping`, { auth: basic(appId, secret) })).status).toBe(200);
+    await mgmt.getByRole('button', { name: 'Disable CI' }).click();
+    await mgmt.getByText('Key CI disabled.').waitFor();
+    expect((await call(`${s.api}/ping`, { auth: basic(appId, secret) })).status).toBe(401);
+    await screenshot(mgmt, 'console-applications-1280');
+
+    mgmt.once('dialog', (d) => void d.accept());
+    await mgmt.getByRole('button', { name: 'Delete Sales school' }).click();
+    await mgmt.getByText(`Application ${appId} deleted.`).waitFor();
+    expect((await call(`${s.api}/appManagement/applications/${appId}`, { auth: basic(s.firstStart.management.appId, s.firstStart.management.secretKey) })).status).toBe(404);
+    await mgmt.close();
+  });
+
   it('works at 390 px without the page scrolling sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const section of ['', 'courses', 'settings?level=course&id=golf&filter=Player', 'registrations']) {

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { loadSession, signOut, type Session } from '../shared/api';
 import { SignInForm } from '../shared/components';
 import '../shared/styles.css';
+import { ApplicationsSection } from './applications';
 import { basePath, go } from './nav';
 import { CoursesSection, OverviewSection, RegistrationsSection, SettingsSection } from './sections';
 
@@ -11,6 +12,7 @@ const SECTIONS = [
   { path: 'courses', label: 'Courses' },
   { path: 'registrations', label: 'Registrations' },
   { path: 'settings', label: 'Settings' },
+  { path: 'applications', label: 'Applications', management: true },
 ] as const;
 
 /** Scopes the console asks CreateToken for: what its sections do, nothing more. */
@@ -45,7 +47,7 @@ function App() {
         </a>
         {session && (
           <nav aria-label="Sections">
-            {SECTIONS.map((s) => (
+            {SECTIONS.filter((s) => !('management' in s) || session.isManagement).map((s) => (
               <a
                 href={`${basePath}${s.path}`}
                 aria-current={where.section === s.path ? 'page' : undefined}
@@ -85,6 +87,8 @@ function App() {
           <CoursesSection session={session} />
         ) : where.section === 'registrations' ? (
           <RegistrationsSection session={session} query={where.query} />
+        ) : where.section === 'applications' ? (
+          <ApplicationsSection session={session} query={where.query} />
         ) : (
           <SettingsSection session={session} query={where.query} />
         )}

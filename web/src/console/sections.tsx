@@ -5,7 +5,7 @@ import { date, dateTime, duration, percent, score, status } from '../shared/form
 import { go, reportUrl } from './nav';
 
 /** Loads data for a section; `reload` fetches again after an action (its promise settles once the page shows it). */
-function useData<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: string | null; reload: () => Promise<void> } {
+export function useData<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: string | null; reload: () => Promise<void> } {
   const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
   const fetchNow = () =>
     load().then(
@@ -23,7 +23,7 @@ function useData<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; 
 }
 
 /** What an action on a row said: its success message or the service's error. */
-function useActions() {
+export function useActions() {
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const act = async (what: () => Promise<string>) => {
@@ -38,7 +38,7 @@ function useActions() {
 }
 
 /** A row's action button; `confirm` asks first (destructive actions). */
-function ActionButton(props: { label: string; name: string; tone: 'secondary' | 'danger'; confirm?: string; act: (what: () => Promise<string>) => Promise<void>; run: () => Promise<string> }) {
+export function ActionButton(props: { label: string; name: string; tone: 'secondary' | 'danger'; confirm?: string; act: (what: () => Promise<string>) => Promise<void>; run: () => Promise<string> }) {
   return (
     <button type="button" class={props.tone} aria-label={props.name} onClick={() => (!props.confirm || confirm(props.confirm)) && void props.act(props.run)}>
       {props.label}
@@ -48,7 +48,7 @@ function ActionButton(props: { label: string; name: string; tone: 'secondary' | 
 
 const errorText = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
 
-function Status(props: { error: string | null; message: string | null }) {
+export function Status(props: { error: string | null; message: string | null }) {
   if (props.error) return <Notice kind="error">{props.error}</Notice>;
   return props.message ? <Notice kind="info">{props.message}</Notice> : null;
 }
