@@ -146,6 +146,26 @@ describe('Reporting service (official client)', () => {
     expect((await call(url, { method: 'PUT', auth: mgmt, json: { regLimit: null, strictLimit: false } })).status).toBe(204);
   });
 
+  it("the report viewer's data: figures of the application's registrations; unknown or another application's ids are 404, bad filters 400", async () => {
+    const app = await call(`${s.api}/lcds/reports/application`, { auth });
+    expect(app.status).toBe(200);
+    expect(app.body.totals).toMatchObject({ registrations: 4, started: 0, completed: 0 });
+    expect(app.body.courses).toEqual([expect.objectContaining({ courseId: 'report-golf', registrations: 4, completed: 0 })]);
+    const course = await call(`${s.api}/lcds/reports/courses/report-golf?learnerId=learner-r1`, { auth });
+    expect(course.status).toBe(200);
+    expect(course.body.totals.registrations).toBe(1);
+    expect(course.body.registrations.map((r: { id: string }) => r.id)).toEqual(['r1']);
+
+    const badDate = await call(`${s.api}/lcds/reports/application?from=yesterday`, { auth });
+    expect(badDate.status).toBe(400);
+    expect(badDate.body.message).toMatch(/from must be an ISO 8601 date-time/);
+    expect((await call(`${s.api}/lcds/reports/courses/nope`, { auth })).status).toBe(404);
+    expect((await call(`${s.api}/lcds/reports/registrations/nope`, { auth })).status).toBe(404);
+    const mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
+    expect((await call(`${s.api}/lcds/reports/courses/report-golf`, { auth: mgmt })).status).toBe(404);
+    expect((await call(`${s.api}/lcds/reports/registrations/r1`, { auth: mgmt })).status).toBe(404);
+  });
+
   it('scopes: read or read:reporting', async () => {
     const tokenFor = async (scope: string) =>
       (await call(`${s.api}/oauth/authenticate/application/token`, { method: 'POST', auth, body: new URLSearchParams({ scope, expiration: '300' }), headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.access_token as string;
