@@ -18,6 +18,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web pages (Preact, built by Vite) have their own tsconfig.
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    languageOptions: { parserOptions: { project: ['./web/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',

@@ -20,6 +20,7 @@ import { LearnersModule } from './modules/learners/learners.module';
 import { PingModule } from './modules/ping/ping.module';
 import { PlayerModule } from './modules/player/player.module';
 import { RegistrationsModule } from './modules/registrations/registrations.module';
+import { ReportingModule } from './modules/reporting/reporting.module';
 import { SettingsModule } from './modules/settings/settings.module';
 import { TagsModule } from './modules/tags/tags.module';
 import { LrsModule } from './modules/xapi/lrs/lrs.module';
@@ -28,9 +29,10 @@ import { MailModule } from './platform/mail/mail.module';
 import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
 import { loadExtensions } from './platform/extensions/extension-loader';
+import { WebModule } from './modules/web/web.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule];
 
 @Module({})
 export class AppModule {
@@ -62,6 +64,8 @@ export class AppModule {
         PlayerModule,
         // Invitation pages live at /invite/.
         InvitationPagesModule,
+        // The report viewer (/reports/), the console (/console/) and GET /.
+        WebModule,
         // LCDS_EXTENSIONS, after LCDS's own modules; each one's controllers under /ext/{name}/ (docs/extending.md).
         ...extensions.map((e) => e.module),
         ...(extensions.length ? [RouterModule.register(extensions.map((e) => ({ path: `ext/${e.name}`, module: e.module })))] : []),

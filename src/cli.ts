@@ -189,6 +189,32 @@ admins
     });
   });
 
+apps
+  .command('account')
+  .description("set an application's registration limit (per calendar month, UTC) and contact details; prints the account")
+  .requiredOption('--app <id>', 'application id')
+  .option('--reg-limit <n>', "registrations the application may create per month, or 'none'")
+  .option('--strict', 'past the limit, CreateRegistration answers 403')
+  .option('--no-strict', 'the limit is only reported (GetAccountInfo)')
+  .option('--email <address>', "contact e-mail address ('' clears it)")
+  .option('--company <name>', "company ('' clears it)")
+  .option('--json', 'print JSON', false)
+  .action(async (opts: { app: string; regLimit?: string; strict?: boolean; email?: string; company?: string; json: boolean }) => {
+    let regLimit: number | null | undefined;
+    if (opts.regLimit !== undefined) {
+      regLimit = opts.regLimit === 'none' ? null : Number(opts.regLimit);
+      if (regLimit !== null && !(/^\d+$/.test(opts.regLimit) && Number.isSafeInteger(regLimit))) throw new Error(`--reg-limit must be a whole number or 'none', not '${opts.regLimit}'`);
+    }
+    await withContext(config(), async (ctx) => {
+      const service = ctx.get(ApplicationsService);
+      const clear = (v: string | undefined) => (v === undefined ? undefined : v.trim() === '' ? null : v.trim());
+      await service.updateAccount(opts.app, { regLimit, strictLimit: opts.strict, email: clear(opts.email), company: clear(opts.company) });
+      const a = await service.account(opts.app);
+      const view = { appId: a.id, regLimit: a.regLimit === null ? 'none' : String(a.regLimit), strictLimit: a.strictLimit, email: a.contactEmail ?? '', company: a.contactCompany ?? '' };
+      process.stdout.write(opts.json ? JSON.stringify({ ...view, regLimit: a.regLimit }) + '\n' : table([view]));
+    });
+  });
+
 const credentials = program.command('credentials').description('secret keys of applications');
 credentials
   .command('create')

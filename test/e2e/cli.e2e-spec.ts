@@ -1,31 +1,13 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createHttpApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { postbackSigningKey } from '../../src/modules/registrations/registration-postback-signing';
 import { KeyRing } from '../../src/platform/crypto/keyring';
+import { CLI, cliJson, CliResult, ensureCliBuilt, ROOT, runCli } from '../support/cli';
 import { basic, call, freePort } from '../support/test-server';
 import { createTestStack, TestStack } from '../support/test-stack';
-
-const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm test` builds first; a bare `npx jest test/e2e/cli` on a fresh checkout needs the build here. */
-function ensureBuilt(): void {
-  if (existsSync(CLI)) return;
-  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
-  if (build.status !== 0 || !existsSync(CLI)) {
-    throw new Error(`npm run build failed (exit ${build.status}):\n${build.stdout}\n${build.stderr}`);
-  }
-}
 
 describe('lcds CLI (built dist/cli.js, as the Docker image runs it)', () => {
   let stack: TestStack;
@@ -33,26 +15,11 @@ describe('lcds CLI (built dist/cli.js, as the Docker image runs it)', () => {
   let normal: { appId: string; secretKey: string };
   let management: { appId: string; secretKey: string };
 
-  /**
-   * The built CLI as a child process with the stack's environment and nothing of this process's LCDS settings.
-   * As in docker/compose.yaml, nothing but `lcds migrate` applies migrations.
-   */
-  const lcds = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-    new Promise((resolve) => {
-      const childEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? ROOT, ...stack.env, LCDS_RUN_MIGRATIONS: 'false', ...env };
-      execFile(process.execPath, [CLI, ...args], { cwd: stack.dataDir, env: childEnv, timeout: 45_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      });
-    });
-
-  const json = <T>(r: CliResult): T => {
-    if (r.code !== 0) throw new Error(`lcds exited ${r.code}: ${r.stderr}${r.stdout}`);
-    return JSON.parse(r.stdout.trim()) as T;
-  };
+  const lcds = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(stack.env, stack.dataDir, args, env);
+  const json = cliJson;
 
   beforeAll(async () => {
-    ensureBuilt();
+    ensureCliBuilt();
     stack = await createTestStack();
   }, 180_000);
 

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CredentialVerifier } from '../../platform/auth/credential-verifier';
 import { AppTokensService } from './app-tokens.service';
+import { ApplicationAccountController } from './application-account.controller';
 import { ApplicationHooks } from './application-hooks';
 import { ApplicationsController } from './applications.controller';
 import { ApplicationsService } from './applications.service';
@@ -19,7 +20,7 @@ import { TokensController } from './tokens.controller';
 @Global()
 @Module({
   imports: [TypeOrmModule.forFeature([ApplicationEntity, CredentialEntity])],
-  controllers: [ApplicationsController, TokensController],
+  controllers: [ApplicationsController, TokensController, ApplicationAccountController],
   providers: [
     ApplicationsService,
     CredentialsService,

@@ -22,6 +22,14 @@ export interface ApplicationInfoView {
   registrationCount?: number;
 }
 
+/** What an application's account holds beyond its name: GetAccountInfo reports it, the CLI and the console set it. */
+export interface AccountSettings {
+  regLimit?: number | null;
+  strictLimit?: boolean;
+  email?: string | null;
+  company?: string | null;
+}
+
 @Injectable()
 export class ApplicationsService {
   private readonly listQuery: ListQuery;
@@ -124,6 +132,25 @@ export class ApplicationsService {
     await this.hooks.purge(appId);
     await this.apps.delete({ id: appId });
     await this.cache.invalidate(appId);
+  }
+
+  /** The application's row: its account settings (registration limit, contact details) with its dates. */
+  async account(appId: string): Promise<ApplicationEntity> {
+    return this.require(appId);
+  }
+
+  /** Sets the registration limit and contact details; fields left undefined keep their value, null clears. */
+  async updateAccount(appId: string, input: AccountSettings): Promise<void> {
+    await this.require(appId);
+    if (input.regLimit !== undefined && input.regLimit !== null && (!Number.isInteger(input.regLimit) || input.regLimit < 0)) {
+      throw new InvalidInputError('regLimit must be a whole number of registrations, 0 or more');
+    }
+    const changes: Partial<ApplicationEntity> = {};
+    if (input.regLimit !== undefined) changes.regLimit = input.regLimit;
+    if (input.strictLimit !== undefined) changes.strictLimit = input.strictLimit;
+    if (input.email !== undefined) changes.contactEmail = input.email;
+    if (input.company !== undefined) changes.contactCompany = input.company;
+    await this.apps.update({ id: appId }, { ...changes, updatedAt: new Date() });
   }
 
   private async require(appId: string): Promise<ApplicationEntity> {

@@ -97,6 +97,13 @@ export class CoursesService {
     return view;
   }
 
+  /** Titles of the application's courses among `courseIds` (unknown ids are left out). */
+  async titles(appId: string, courseIds: string[]): Promise<Map<string, string>> {
+    if (courseIds.length === 0) return new Map();
+    const rows = await this.courses.find({ select: { id: true, title: true }, where: { appId, id: In(courseIds) } });
+    return new Map(rows.map((r) => [r.id, r.title]));
+  }
+
   async listVersions(appId: string, courseId: string, query: CourseVersionsQueryDto): Promise<CourseView[]> {
     const course = await this.requireCourse(appId, courseId);
     const qb = this.versions.createQueryBuilder('v').where('v.appId = :appId AND v.courseId = :courseId', { appId, courseId });

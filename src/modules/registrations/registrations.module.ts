@@ -19,6 +19,7 @@ import { RegistrationProgress } from './registration-progress';
 import { RegistrationProgressEvents } from './registration-progress-events';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationRestarts } from './registration-restarts';
+import { RegistrationStatistics } from './registration-statistics';
 import { RegistrationsService } from './registrations.service';
 
 /**
@@ -30,9 +31,9 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule, LaunchLinksModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics],
   // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore, RegistrationProgressEvents],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { retryOnLockConflict } from '../../platform/database/hot-statement';
 import { KeyRing } from '../../platform/crypto/keyring';
-import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
+import { ApplicationsService } from '../applications/applications.service';
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { CoursesService } from '../courses/courses.service';
@@ -63,6 +64,11 @@ export interface RegistrationReport {
 /** Tagged registrations up to which a tags filter lets the tags lead the list query (see applyTagFilter). */
 const DENSE_TAG_ROWS = 2000;
 
+/** The first moment of the calendar month (UTC) a moment falls in: the period of the registration limit. */
+export function monthStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
 /** The course chain of a registration's settings target, from the course version it runs. */
 export function settingCourseRef(version: CourseVersion): SettingCourseRef {
   return {
@@ -102,6 +108,7 @@ export class RegistrationsService {
     private readonly keys: KeyRing,
     private readonly historyLogs: LaunchHistoryLog,
     private readonly events: EventBus,
+    private readonly applications: ApplicationsService,
     tokens: PageTokens,
   ) {
     this.listQuery = new ListQuery(tokens, {
@@ -150,6 +157,7 @@ export class RegistrationsService {
       throw err;
     });
     if (await this.registrations.existsBy({ appId, id: body.registrationId })) throw this.duplicate(body.registrationId);
+    await this.checkRegistrationLimit(appId);
     const postBack = body.postBack ? this.storedPostBack(body.postBack) : null;
     const learnerTags = normalizeTags(body.learnerTags ?? [], 'learnerTags');
     const courseTags = normalizeTags(body.courseTags ?? [], 'courseTags');
@@ -196,6 +204,21 @@ export class RegistrationsService {
       }
     }
     await stored();
+  }
+
+  /** A strict registration limit refuses a creation once this calendar month's registrations reached it. */
+  private async checkRegistrationLimit(appId: string): Promise<void> {
+    const account = await this.applications.account(appId);
+    if (account.regLimit === null || !account.strictLimit) return;
+    const created = await this.countCreatedSince(appId, monthStart(new Date()));
+    if (created >= account.regLimit) {
+      throw new ForbiddenError(`This application has reached its limit of ${account.regLimit} registrations this month; no registration can be created until the limit is raised or the month ends`);
+    }
+  }
+
+  /** Registrations of the application created at or after a moment (ix_registration_created). */
+  async countCreatedSince(appId: string, since: Date): Promise<number> {
+    return this.registrations.createQueryBuilder('r').where('r.appId = :appId AND r.createdAt >= :since', { appId, since }).getCount();
   }
 
   // ---- reading --------------------------------------------------------------------------------------------

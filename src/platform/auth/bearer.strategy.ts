@@ -19,6 +19,6 @@ export class BearerStrategy extends PassportStrategy(PassportBearer, 'lcds-beare
     const claims = this.tokens.verify(token);
     const app = await this.verifier.applicationStatus(claims.appId);
     if (!app) throw new UnauthorizedError('Invalid token.', 'Bearer error="invalid_token"');
-    return { appId: claims.appId, isManagement: claims.isManagement && app.isManagement, via: 'bearer', credentialId: claims.tokenId, scopes: claims.scopes };
+    return { appId: claims.appId, isManagement: claims.isManagement && app.isManagement, via: 'bearer', credentialId: claims.tokenId, scopes: claims.scopes, ...(claims.viewer ? { viewer: claims.viewer } : {}) };
   }
 }

@@ -1,3 +1,5 @@
+import type { ViewerClaim } from './token.service';
+
 /** Who made the call. Every service method that touches customer data takes the appId from here. */
 export interface Principal {
   appId: string;
@@ -7,4 +9,6 @@ export interface Principal {
   credentialId: string;
   /** Bearer only. */
   scopes?: string[];
+  /** A report viewer link's token: what the viewer may show (the reporting module enforces it). */
+  viewer?: ViewerClaim;
 }

@@ -6,6 +6,16 @@ import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../crypto/keyring';
 import { UnauthorizedError } from './unauthorized.error';
 
+/**
+ * What a report viewer link may show: its permission (NONAV the linked page only, DOWNONLY the linked page and
+ * what lies below it, FREENAV everything) and the page it was made for (`/reports/…`).
+ */
+export interface ViewerClaim {
+  nav: 'NONAV' | 'DOWNONLY' | 'FREENAV';
+  root: string;
+  admin: boolean;
+}
+
 export interface TokenClaims {
   appId: string;
   scopes: string[];
@@ -13,6 +23,7 @@ export interface TokenClaims {
   tokenId: string;
   expiresAt: Date;
   label?: string;
+  viewer?: ViewerClaim;
 }
 
 interface JwtPayload {
@@ -22,6 +33,7 @@ interface JwtPayload {
   label?: string;
   jti: string;
   exp: number;
+  viewer?: ViewerClaim;
 }
 
 /**
@@ -46,7 +58,7 @@ export class TokenService {
     return this.config.auth.maxTokenLifetimeSeconds;
   }
 
-  issue(input: { appId: string; scopes: string[]; isManagement: boolean; expiresAt: Date; label?: string }): { token: string; claims: TokenClaims } {
+  issue(input: { appId: string; scopes: string[]; isManagement: boolean; expiresAt: Date; label?: string; viewer?: ViewerClaim }): { token: string; claims: TokenClaims } {
     const tokenId = randomUUID();
     const payload: JwtPayload = {
       sub: input.appId,
@@ -55,6 +67,7 @@ export class TokenService {
       exp: Math.floor(input.expiresAt.getTime() / 1000),
       ...(input.isManagement ? { mgmt: true } : {}),
       ...(input.label ? { label: input.label } : {}),
+      ...(input.viewer ? { viewer: input.viewer } : {}),
     };
     const token = this.jwt.sign(payload, { issuer: TokenService.ISSUER, audience: TokenService.AUDIENCE });
     return { token, claims: { ...input, tokenId } };
@@ -75,6 +88,7 @@ export class TokenService {
       tokenId: payload.jti,
       expiresAt: new Date(payload.exp * 1000),
       label: payload.label,
+      ...(payload.viewer ? { viewer: payload.viewer } : {}),
     };
   }
 }

@@ -13,6 +13,7 @@ import { LrsIngestIndexes1765500000000 } from './migrations/1765500000000-lrs-in
 import { XapiReported1766000000000 } from './migrations/1766000000000-xapi-reported';
 import { Invitations1767000000000 } from './migrations/1767000000000-invitations';
 import { LaunchHistoryLog1766200000000 } from './migrations/1766200000000-launch-history-log';
+import { ApplicationAccount1767200000000 } from './migrations/1767200000000-application-account';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   XapiReported1766000000000,
   LaunchHistoryLog1766200000000,
   Invitations1767000000000,
+  ApplicationAccount1767200000000,
 ];

@@ -14,6 +14,20 @@ export class ApplicationEntity {
   @Column({ type: 'boolean', default: true })
   allowDelete!: boolean;
 
+  /** Registrations the application may create per calendar month (UTC); null: no limit. */
+  @Column({ type: 'int', nullable: true, default: null })
+  regLimit!: number | null;
+
+  /** Past regLimit, CreateRegistration answers 403 (otherwise the limit is only reported). */
+  @Column({ type: 'boolean', default: false })
+  strictLimit!: boolean;
+
+  @Column({ type: 'varchar', length: 255, nullable: true, default: null })
+  contactEmail!: string | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true, default: null })
+  contactCompany!: string | null;
+
   @Column({ type: 'datetime', precision: 3 })
   createdAt!: Date;
 

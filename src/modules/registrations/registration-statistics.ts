@@ -1,0 +1,224 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, SelectQueryBuilder } from 'typeorm';
+import { parseIsoDuration, parseScorm12Time } from '../player/scorm-runtime';
+import { TagsService } from '../tags/tags.service';
+import { RegistrationEntity } from './entities/registration.entity';
+import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
+import type { ActivityResult } from './registration-types';
+import type { ActivityProgress, QuestionAnalysis, RegistrationRow, Totals } from './registration-statistics-types';
+
+/** Which registrations a report counts: created in [from, to), of a course, of a learner, carrying one of the tags. */
+export interface StatisticsFilter {
+  from?: Date;
+  to?: Date;
+  courseId?: string;
+  learnerId?: string;
+  tags?: string[];
+}
+
+/** The most registrations whose activity trees a course report reads for activity progress and question analysis. */
+export const TREE_SAMPLE_LIMIT = 5000;
+
+/**
+ * The figures of the report viewer, from the registrations and their latest instances: counts by indexed queries
+ * (ix_registration_created, ix_registration_course, ix_registration_learner), activity progress and question
+ * analysis from the stored activity trees of a course's newest registrations (at most TREE_SAMPLE_LIMIT).
+ */
+@Injectable()
+export class RegistrationStatistics {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tags: TagsService,
+  ) {}
+
+  async totals(appId: string, filter: StatisticsFilter): Promise<Totals> {
+    const row = await this.base(appId, filter)
+      .select('COUNT(*)', 'registrations')
+      .addSelect('SUM(CASE WHEN i.firstAccessAt IS NOT NULL OR i.completion <> :unknown OR i.success <> :unknown THEN 1 ELSE 0 END)', 'started')
+      .addSelect("SUM(CASE WHEN i.completion = 'COMPLETED' THEN 1 ELSE 0 END)", 'completed')
+      .addSelect("SUM(CASE WHEN i.success = 'PASSED' THEN 1 ELSE 0 END)", 'passed')
+      .addSelect("SUM(CASE WHEN i.success = 'FAILED' THEN 1 ELSE 0 END)", 'failed')
+      .addSelect('AVG(i.scoreScaled)', 'averageScore')
+      .addSelect('AVG(CASE WHEN i.totalSeconds > 0 THEN i.totalSeconds END)', 'averageSeconds')
+      .setParameter('unknown', 'UNKNOWN')
+      .getRawOne<Record<string, string | number | null>>();
+    const n = (k: string) => Number(row?.[k] ?? 0);
+    const avg = (k: string) => (row?.[k] === null || row?.[k] === undefined ? null : Number(row[k]));
+    return { registrations: n('registrations'), started: n('started'), completed: n('completed'), passed: n('passed'), failed: n('failed'), averageScore: avg('averageScore'), averageSeconds: avg('averageSeconds') };
+  }
+
+  /** Registrations created and completed per day (UTC) within the filter. */
+  async perDay(appId: string, filter: StatisticsFilter): Promise<Array<{ day: string; created: number; completed: number }>> {
+    const created = await this.base(appId, filter).select(this.day('r.createdAt'), 'day').addSelect('COUNT(*)', 'n').groupBy('day').getRawMany<{ day: string; n: string | number }>();
+    const completed = await this.base(appId, filter)
+      .andWhere('i.completedAt IS NOT NULL')
+      .select(this.day('i.completedAt'), 'day')
+      .addSelect('COUNT(*)', 'n')
+      .groupBy('day')
+      .getRawMany<{ day: string; n: string | number }>();
+    const days = new Map<string, { day: string; created: number; completed: number }>();
+    const at = (d: string) => {
+      const key = String(d).slice(0, 10);
+      let e = days.get(key);
+      if (!e) days.set(key, (e = { day: key, created: 0, completed: 0 }));
+      return e;
+    };
+    for (const r of created) at(r.day).created += Number(r.n);
+    for (const r of completed) at(r.day).completed += Number(r.n);
+    return [...days.values()].sort((a, b) => a.day.localeCompare(b.day));
+  }
+
+  /** Registrations and completions per course. */
+  async perCourse(appId: string, filter: StatisticsFilter): Promise<Array<{ courseId: string; registrations: number; completed: number; passed: number }>> {
+    const rows = await this.base(appId, filter)
+      .select('r.courseId', 'courseId')
+      .addSelect('COUNT(*)', 'registrations')
+      .addSelect("SUM(CASE WHEN i.completion = 'COMPLETED' THEN 1 ELSE 0 END)", 'completed')
+      .addSelect("SUM(CASE WHEN i.success = 'PASSED' THEN 1 ELSE 0 END)", 'passed')
+      .groupBy('r.courseId')
+      .getRawMany<{ courseId: string; registrations: string | number; completed: string | number; passed: string | number }>();
+    return rows.map((r) => ({ courseId: r.courseId, registrations: Number(r.registrations), completed: Number(r.completed), passed: Number(r.passed) }));
+  }
+
+  /** Scores (scaled, 0..1) in ten buckets of 10 points; registrations without a score are left out. */
+  async scoreHistogram(appId: string, filter: StatisticsFilter): Promise<number[]> {
+    const bucket = this.mysql ? 'LEAST(FLOOR(i.scoreScaled * 10), 9)' : 'MIN(CAST(i.scoreScaled * 10 AS INTEGER), 9)';
+    const rows = await this.base(appId, filter)
+      .andWhere('i.scoreScaled IS NOT NULL AND i.scoreScaled >= 0')
+      .select(bucket, 'bucket')
+      .addSelect('COUNT(*)', 'n')
+      .groupBy('bucket')
+      .getRawMany<{ bucket: string | number; n: string | number }>();
+    const out = new Array<number>(10).fill(0);
+    for (const r of rows) out[Math.max(0, Math.min(9, Number(r.bucket)))] += Number(r.n);
+    return out;
+  }
+
+  /** Time spent by registrations that spent any, in buckets whose lower bounds (seconds) are `bounds`. */
+  async timeHistogram(appId: string, filter: StatisticsFilter, bounds: number[]): Promise<number[]> {
+    const cases = bounds.map((b, k) => `WHEN i.totalSeconds >= ${Number(b)} THEN ${k}`).reverse().join(' ');
+    const rows = await this.base(appId, filter)
+      .andWhere('i.totalSeconds > 0')
+      .select(`CASE ${cases} ELSE 0 END`, 'bucket')
+      .addSelect('COUNT(*)', 'n')
+      .groupBy('bucket')
+      .getRawMany<{ bucket: string | number; n: string | number }>();
+    const out = new Array<number>(bounds.length).fill(0);
+    for (const r of rows) out[Number(r.bucket)] += Number(r.n);
+    return out;
+  }
+
+  /** Registrations with their latest instance's progress, newest first. */
+  async rows(appId: string, filter: StatisticsFilter, limit: number): Promise<RegistrationRow[]> {
+    const rows = await this.base(appId, filter)
+      .select(['r.id', 'r.courseId', 'r.learnerId', 'r.learnerFirstName', 'r.learnerLastName', 'r.createdAt'])
+      .addSelect(['i.completion', 'i.success', 'i.scoreScaled', 'i.totalSeconds', 'i.firstAccessAt', 'i.lastAccessAt', 'i.completedAt', 'i.registrationId', 'i.appId', 'i.instance'])
+      .orderBy('r.createdAt', 'DESC')
+      .addOrderBy('r.id', 'DESC')
+      .limit(limit)
+      .getMany();
+    return rows.map((r) => {
+      const i = (r as RegistrationEntity & { latest: RegistrationInstanceEntity }).latest;
+      return {
+        id: r.id,
+        courseId: r.courseId,
+        learnerId: r.learnerId,
+        learnerName: [r.learnerFirstName, r.learnerLastName].filter(Boolean).join(' '),
+        completion: i.completion,
+        success: i.success,
+        score: i.scoreScaled,
+        seconds: i.totalSeconds,
+        created: r.createdAt.toISOString(),
+        firstAccess: i.firstAccessAt?.toISOString() ?? null,
+        lastAccess: i.lastAccessAt?.toISOString() ?? null,
+        completed: i.completedAt?.toISOString() ?? null,
+      };
+    });
+  }
+
+  /** Progress per activity of the course's tree and the analysis of its questions (runtime interactions). */
+  async activityAnalysis(appId: string, filter: StatisticsFilter): Promise<{ activities: ActivityProgress[]; questions: QuestionAnalysis[]; sampled: number }> {
+    const trees = await this.base(appId, filter)
+      .select(['r.id', 'r.createdAt', 'i.appId', 'i.registrationId', 'i.instance', 'i.activityDetails'])
+      .orderBy('r.createdAt', 'DESC')
+      .limit(TREE_SAMPLE_LIMIT)
+      .getMany();
+    const activities = new Map<string, ActivityProgress>();
+    const questions = new Map<string, QuestionAnalysis & { wrong: Map<string, number>; latencySum: number; latencyCount: number }>();
+    const walk = (node: ActivityResult, depth: number) => {
+      let a = activities.get(node.id);
+      if (!a) activities.set(node.id, (a = { id: node.id, title: node.title, depth, attempted: 0, completed: 0, passed: 0 }));
+      if (node.attempts > 0) a.attempted++;
+      if (node.activityCompletion === 'COMPLETED') a.completed++;
+      if (node.activitySuccess === 'PASSED') a.passed++;
+      // The last record of an interaction id is the learner's final answer.
+      const finalAnswers = new Map<string, Record<string, string | string[]>>();
+      for (const it of node.runtime?.runtimeInteractions ?? []) if (typeof it.id === 'string' && it.id) finalAnswers.set(it.id, it);
+      for (const [id, it] of finalAnswers) {
+        const key = `${node.id}\n${id}`;
+        let q = questions.get(key);
+        if (!q) questions.set(key, (q = { id, description: '', type: '', answered: 0, correct: 0, wrongAnswers: [], averageLatencySeconds: null, wrong: new Map(), latencySum: 0, latencyCount: 0 }));
+        const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : (v ?? ''));
+        q.description ||= text(it.description);
+        q.type ||= text(it.type);
+        const response = text(it.learnerResponse ?? it.learner_response ?? it.student_response);
+        const result = text(it.result).toLowerCase();
+        q.answered++;
+        if (result === 'correct') q.correct++;
+        else if (result === 'incorrect' || result === 'wrong') q.wrong.set(response, (q.wrong.get(response) ?? 0) + 1);
+        const latency = durationSeconds(text(it.latency));
+        if (latency !== null) {
+          q.latencySum += latency;
+          q.latencyCount++;
+        }
+      }
+      for (const c of node.children ?? []) walk(c, depth + 1);
+    };
+    for (const r of trees) {
+      const tree = (r as RegistrationEntity & { latest: RegistrationInstanceEntity }).latest.activityDetails;
+      if (tree) walk(tree, 0);
+    }
+    return {
+      activities: [...activities.values()],
+      questions: [...questions.values()].map(({ wrong, latencySum, latencyCount, ...q }) => ({
+        ...q,
+        wrongAnswers: [...wrong.entries()].map(([response, count]) => ({ response, count })).sort((a, b) => b.count - a.count || a.response.localeCompare(b.response)).slice(0, 5),
+        averageLatencySeconds: latencyCount ? latencySum / latencyCount : null,
+      })),
+      sampled: trees.length,
+    };
+  }
+
+  private get mysql(): boolean {
+    return this.dataSource.options.type === 'mysql';
+  }
+
+  private day(column: string): string {
+    return this.mysql ? `DATE_FORMAT(${column}, '%Y-%m-%d')` : `substr(${column}, 1, 10)`;
+  }
+
+  /** The filter's registrations joined to their latest instance (as `r.latest`). */
+  private base(appId: string, filter: StatisticsFilter): SelectQueryBuilder<RegistrationEntity> {
+    const qb = this.dataSource
+      .getRepository(RegistrationEntity)
+      .createQueryBuilder('r')
+      .innerJoinAndMapOne('r.latest', RegistrationInstanceEntity, 'i', 'i.appId = r.appId AND i.registrationId = r.id AND i.instance = r.latestInstance')
+      .where('r.appId = :appId', { appId });
+    if (filter.courseId !== undefined) qb.andWhere('r.courseId = :courseId', { courseId: filter.courseId });
+    if (filter.learnerId !== undefined) qb.andWhere('r.learnerId = :learnerId', { learnerId: filter.learnerId });
+    if (filter.from) qb.andWhere('r.createdAt >= :from', { from: filter.from });
+    if (filter.to) qb.andWhere('r.createdAt < :to', { to: filter.to });
+    const tagged = this.tags.tagFilterCondition('r.id', appId, 'registration', filter.tags);
+    if (tagged) qb.andWhere(tagged.sql, tagged.parameters);
+    return qb;
+  }
+}
+
+/** Seconds of a SCORM 2004 duration (PT1M30S), a SCORM 1.2 timespan (0000:01:30.00) or a number; null otherwise. */
+export function durationSeconds(value: string): number | null {
+  if (!value) return null;
+  if (value.startsWith('P')) return parseIsoDuration(value);
+  if (value.includes(':')) return parseScorm12Time(value);
+  return /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : null;
+}
