@@ -11,7 +11,7 @@ import { PageTokens } from '../../platform/http/page-tokens';
 import { JobQueue } from '../../platform/queue/job-queue';
 import { CoursesService } from '../courses/courses.service';
 import type { PostBackDto } from '../registrations/dto/registration.dto';
-import type { StoredPostBack } from '../registrations/entities/registration.entity';
+import type { StoredPostBack } from '../registrations/registration-types';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';

@@ -1,22 +1,13 @@
 import type { ActivityResult, Completion, Runtime, Success } from '../registrations/registration-types';
-import { formatTracked, parseScorm12Time, trackedSeconds } from '../registrations/tracked-time';
+import { formatTracked, parseIsoDuration, parseScorm12Time, trackedSeconds } from '../registrations/tracked-time';
 
 // The registration's time format, kept by the registrations module; the player's code reads them from here too.
-export { formatTracked, parseScorm12Time, trackedSeconds } from '../registrations/tracked-time';
+export { formatTracked, parseIsoDuration, parseScorm12Time, trackedSeconds } from '../registrations/tracked-time';
 
 /** The runtime data model the SCO reported, flattened as scorm-again renders it (`cmi.core.lesson_status` …). */
 export type FlatCmi = Record<string, unknown>;
 
 export type ScormVersion = '1.2' | '2004';
-
-/** ISO 8601 duration (SCORM 2004 timeinterval, e.g. PT1H2M3.5S, P1DT2H) → seconds; null when malformed (or not a string). */
-export function parseIsoDuration(value: unknown): number | null {
-  if (typeof value !== 'string') return null;
-  const m = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(value.trim());
-  if (!m || value.trim() === 'P' || value.trim().endsWith('T')) return null;
-  const [, y, mo, d, h, mi, s] = m.map((x) => (x === undefined ? 0 : Number(x)));
-  return y * 365 * 86400 + mo * 30 * 86400 + d * 86400 + h * 3600 + mi * 60 + s;
-}
 
 export function parseDuration(version: ScormVersion, value: unknown): number | null {
   if (typeof value !== 'string' || value === '') return null;

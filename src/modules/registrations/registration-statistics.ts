@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder } from 'typeorm';
-import { parseIsoDuration, parseScorm12Time } from '../player/scorm-runtime';
+import { parseIsoDuration, parseScorm12Time } from './tracked-time';
 import { TagsService } from '../tags/tags.service';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';

@@ -172,3 +172,13 @@ export function overlayActivityTree(base: ActivityResult, given: GivenActivityRe
   };
   return apply(base);
 }
+
+/** PostBackSchema as stored: the password sealed with the key ring, never in clear. */
+export interface StoredPostBack {
+  url: string;
+  authType: 'UNDEFINED' | 'FORM' | 'HTTPBASIC';
+  userName?: string;
+  sealedPassword?: string;
+  resultsFormat: 'UNDEFINED' | 'COURSE' | 'ACTIVITY' | 'FULL';
+  legacy?: boolean;
+}

@@ -22,3 +22,12 @@ export function formatTracked(seconds: number): string {
 export function trackedSeconds(value: unknown): number {
   return parseScorm12Time(value) ?? 0;
 }
+
+/** ISO 8601 duration (SCORM 2004 timeinterval, e.g. PT1H2M3.5S, P1DT2H) → seconds; null when malformed (or not a string). */
+export function parseIsoDuration(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const m = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(value.trim());
+  if (!m || value.trim() === 'P' || value.trim().endsWith('T')) return null;
+  const [, y, mo, d, h, mi, s] = m.map((x) => (x === undefined ? 0 : Number(x)));
+  return y * 365 * 86400 + mo * 30 * 86400 + d * 86400 + h * 3600 + mi * 60 + s;
+}

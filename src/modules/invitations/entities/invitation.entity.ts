@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../../../platform/database/column-transformers';
-import type { StoredPostBack } from '../../registrations/entities/registration.entity';
+import type { StoredPostBack } from '../../registrations/registration-types';
 
 export const DUPLICATE_OPTIONS = ['FAIL', 'INSTANCE_EXISTING', 'SEND_EXISTING', 'CREATE_NEW'] as const;
 export type DuplicateOption = (typeof DUPLICATE_OPTIONS)[number];

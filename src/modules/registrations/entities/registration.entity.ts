@@ -1,15 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../../../platform/database/column-transformers';
 
-/** PostBackSchema as stored: the password sealed with the key ring, never in clear. */
-export interface StoredPostBack {
-  url: string;
-  authType: 'UNDEFINED' | 'FORM' | 'HTTPBASIC';
-  userName?: string;
-  sealedPassword?: string;
-  resultsFormat: 'UNDEFINED' | 'COURSE' | 'ACTIVITY' | 'FULL';
-  legacy?: boolean;
-}
+export type { StoredPostBack } from '../registration-types';
+import type { StoredPostBack } from '../registration-types';
 
 /** A learner's enrolment in a course; progress lives on its instances. */
 @Entity('registration')
