@@ -2,7 +2,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const ROOT = join(__dirname, '..', '..');
+export const ROOT = join(__dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
 
 export interface CliResult {
@@ -14,9 +14,9 @@ export interface CliResult {
 /** `npm test` builds first; a bare `npx jest …` on a fresh checkout needs the build here. */
 export function ensureCliBuilt(): void {
   if (existsSync(CLI)) return;
-  const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', timeout: 170_000 });
   if (build.status !== 0 || !existsSync(CLI)) {
-    throw new Error(`npx nest build failed (exit ${build.status}):\n${build.stdout}\n${build.stderr}`);
+    throw new Error(`npm run build failed (exit ${build.status}):\n${build.stdout}\n${build.stderr}`);
   }
 }
 
