@@ -74,6 +74,16 @@ describe('DeleteAllLearnerData: complete erasure', () => {
       ],
     });
     expect(lrs.status).toBe(200);
+    // Documents kept under the learner's agents (State by address, Agent Profile by account), with the name inside, and the other learner's.
+    const xh = { 'x-experience-api-version': '1.0.3' };
+    const agentParam = (a: unknown) => encodeURIComponent(JSON.stringify(a));
+    const mine = { mbox: `mailto:${EMAIL}` };
+    const account = { account: { homePage: svc.baseUrl, name: LEARNER } };
+    const keeper = { mbox: 'mailto:keeper@example.com' };
+    const stateUrl = (a: unknown) => `${svc.baseUrl}/lrs/${appId}/activities/state?activityId=${encodeURIComponent('http://example.com/a')}&stateId=notes&agent=${agentParam(a)}`;
+    const profileUrl = (a: unknown) => `${svc.baseUrl}/lrs/${appId}/agents/profile?profileId=card&agent=${agentParam(a)}`;
+    for (const [url, who] of [[stateUrl(mine), `${FIRST} ${LAST}`], [stateUrl(keeper), 'Keepname']]) expect((await call(url, { method: 'PUT', auth: app, headers: xh, json: { who } })).status).toBe(204);
+    expect((await call(profileUrl(account), { method: 'PUT', auth: app, headers: { ...xh, 'If-None-Match': '*' }, json: { name: `${FIRST} ${LAST}`, email: EMAIL } })).status).toBe(204);
 
     const cli = await call(`${api}/learner/${LEARNER}/delete-information?userEmail=admin@example.com`, { method: 'POST', auth: app });
     expect(cli.status).toBe(403);
@@ -101,6 +111,10 @@ describe('DeleteAllLearnerData: complete erasure', () => {
     expect((await call(`${api}/invitations/public/${pub.body.id}/userInvitations`, { auth: app })).body.userInvitations).toEqual([]);
     const kept = await call(`${svc.baseUrl}/lrs/${appId}/statements`, { auth: app, headers: { 'x-experience-api-version': '1.0.3' } });
     expect(kept.body.statements.map((st: any) => st.actor.name)).toEqual(['Keepname']);
+    // The learner's documents are gone; the other learner's stays.
+    expect((await call(stateUrl(mine), { auth: app, headers: xh })).status).toBe(404);
+    expect((await call(profileUrl(account), { auth: app, headers: xh })).status).toBe(404);
+    expect((await call(stateUrl(keeper), { auth: app, headers: xh })).body).toEqual({ who: 'Keepname' });
 
     const needles = [FIRST, LAST, EMAIL.toLowerCase(), LEARNER];
     // Every text column of every table.

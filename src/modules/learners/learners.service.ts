@@ -15,6 +15,8 @@ import { TagsService } from '../tags/tags.service';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
 import { ApplicationAdminsService } from './application-admins.service';
+import { XapiDocumentsService } from '../xapi/xapi-documents.service';
+import { agentKey } from '../xapi/lrs/statement-keys';
 
 /** The learner id travels sealed: the job row outlives the erasure (finished jobs are kept 7 days). */
 export class LearnerErasurePayload {
@@ -41,6 +43,7 @@ export class LearnersService implements OnModuleInit {
     private readonly jobs: JobQueue,
     private readonly events: EventBus,
     private readonly statements: XapiStatementsService,
+    private readonly documents: XapiDocumentsService,
     private readonly keys: KeyRing,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -85,6 +88,8 @@ export class LearnersService implements OnModuleInit {
     for (const id of learnerIds) if (id !== learnerId) emails.push(...(await this.registrations.emailsOfLearner(appId, id)));
     const agents = [{ account: { homePage: this.config.publicUrl, name: learnerId } }, ...[...new Set([...emails, ...keys])].map((e) => ({ mbox: `mailto:${e}` }))];
     await this.statements.eraseAgents(appId, agents, registrations.map((r) => r.xapiRegistrationId));
+    // The learner's State and Agent Profile documents (by agent: the account and each address).
+    await this.documents.eraseAgents(appId, agents.map((a) => agentKey(a)).filter((k): k is string => k !== null));
     await this.invitations.forgetLearner(appId, keys, registrationIds);
     await this.registrations.deleteMany(appId, registrationIds);
     for (const id of learnerIds) await this.tags.purge(appId, 'learner', id);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { DataSource, MoreThan } from 'typeorm';
+import { DataSource, In, MoreThan } from 'typeorm';
 import { ConflictError, DomainError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { XapiDocumentEntity, XapiDocumentKind } from './entities/xapi-document.entity';
 import { indexKey } from './lrs/statement-keys';
@@ -81,7 +81,7 @@ export class XapiDocumentsService {
       } else if (opts.merge && JSON_TYPE.test(contentType)) {
         jsonObject(content, contentType, 'The posted document');
       }
-      const row = { ...where, docId: id, content, contentType, etag: sha1(content), updated: new Date() };
+      const row = { ...where, docId: id, content, contentType, etag: sha1(content), updated: new Date(), agentKey: scope.agent ? indexKey(scope.agent) : null };
       if (existing) await m.update(XapiDocumentEntity, where, row);
       else await m.insert(XapiDocumentEntity, row);
     }));
@@ -99,6 +99,18 @@ export class XapiDocumentsService {
   /** Every document of a scope (DELETE on the State resource without stateId). */
   async deleteAll(appId: string, scope: DocumentScope): Promise<void> {
     await this.dataSource.manager.delete(XapiDocumentEntity, { appId, kind: scope.kind, scope: scopeHash(scope) });
+  }
+
+  /**
+   * The State and Agent Profile documents of these agents (their agent keys, as the statements' agentKey): a learner's
+   * erasure. Answers how many were deleted.
+   */
+  async eraseAgents(appId: string, agentKeys: string[]): Promise<number> {
+    let deleted = 0;
+    for (let i = 0; i < agentKeys.length; i += 200) {
+      deleted += (await this.dataSource.manager.delete(XapiDocumentEntity, { appId, agentKey: In(agentKeys.slice(i, i + 200)) })).affected ?? 0;
+    }
+    return deleted;
   }
 
   /** Everything of an application (application deletion). */

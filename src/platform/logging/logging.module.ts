@@ -50,7 +50,13 @@ export class LoggingModule {
   }
 }
 
-/** Launch links and tokens travel in query strings; keep them out of the logs. */
-function redactQuery(url: string): string {
-  return url.replace(/([?&](?:token|auth|secret|password|more|jwt)=)[^&]*/gi, '$1[redacted]');
+/**
+ * Launch links and tokens travel in query strings, and so do learners (an LRS `agent`, a `learnerId` filter, an
+ * erasure's `userEmail`), whose ids are often e-mail addresses: none of it reaches the logs, nor an address anywhere in
+ * the URL (a learner id in a path).
+ */
+export function redactQuery(url: string): string {
+  return url
+    .replace(/([?&](?:token|auth|secret|password|more|jwt|agent|learnerid|useremail|email|mbox|name)=)[^&]*/gi, '$1[redacted]')
+    .replace(/[^/?&=]*(?:@|%40)[^/?&]*/gi, '[address]');
 }

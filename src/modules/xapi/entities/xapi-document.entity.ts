@@ -38,6 +38,10 @@ export class XapiDocumentEntity {
 
   @Column({ type: 'datetime', precision: 3 })
   updated!: Date;
+
+  /** The agent's key (indexKey of its IFI) of a State or Agent Profile document, for erasing a learner's documents. */
+  @Column({ type: 'varchar', length: 191, nullable: true })
+  agentKey!: string | null;
 }
 
 /** The content of an attachment sent as a multipart/mixed part, once per application and SHA-2. */
