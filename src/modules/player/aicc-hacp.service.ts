@@ -1,4 +1,4 @@
-import { nullRecord } from '../courses/packages/aicc-parser';
+import { emptyRecord } from '../../platform/records';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
@@ -31,7 +31,7 @@ export interface HacpRequest {
 }
 
 export function hacpRequestOf(body: unknown): HacpRequest {
-  const form = nullRecord<string>();
+  const form = emptyRecord<string>();
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     for (const [k, v] of Object.entries(body as Record<string, unknown>)) if (typeof v === 'string') form[k.toLowerCase()] = v;
   }

@@ -6,7 +6,8 @@
  * is what AICC's CMI data model became.
  */
 import type { KeyRing } from '../../platform/crypto/keyring';
-import { nullRecord, parseCsv, parseIni } from '../courses/packages/aicc-parser';
+import { parseCsv, parseIni } from '../courses/packages/aicc-parser';
+import { emptyRecord } from '../../platform/records';
 import { type FlatCmi, MAX_COLLECTION_INDEX } from './scorm-runtime';
 
 /** Where the HACP endpoint lives (under PUBLIC_URL). */
@@ -160,7 +161,7 @@ export function putParamToCmi(aiccData: string): { cmi: FlatCmi; objectives: Arr
   const objectives: Array<Record<string, string>> = [];
   for (const [key, value] of Object.entries(ini.sections['objectives_status'] ?? {})) {
     const m = /^(j_id|j_score|j_status)\.(\d+)$/.exec(key);
-    if (m && Number(m[2]) >= 1 && Number(m[2]) <= MAX_COLLECTION_INDEX) (objectives[Number(m[2]) - 1] ??= nullRecord())[m[1]] = value;
+    if (m && Number(m[2]) >= 1 && Number(m[2]) <= MAX_COLLECTION_INDEX) (objectives[Number(m[2]) - 1] ??= emptyRecord())[m[1]] = value;
   }
   return { cmi: out, objectives: objectives.filter((o) => o) };
 }

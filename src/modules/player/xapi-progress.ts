@@ -7,6 +7,7 @@ import { CMI5_CATEGORY } from './cmi5-launch';
 import { MAX_COLLECTION_INDEX } from './scorm-runtime';
 import { agentKey, type Json, objectActivityId } from '../xapi/lrs/statement-keys';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
+import { schemaInteractionType } from '../registrations/runtime-records';
 
 const VERBS: Record<string, XapiVerb> = {
   'http://adlnet.gov/expapi/verbs/completed': 'completed',
@@ -71,20 +72,6 @@ const isRecordedElsewhere = (s: Record<string, Json>): boolean => {
 
 export const CMI_INTERACTION = 'http://adlnet.gov/expapi/activities/cmi.interaction';
 
-/** xAPI interactionType → RuntimeInteractionSchema type. */
-const INTERACTION_TYPES: Record<string, string> = {
-  'true-false': 'TrueFalse',
-  choice: 'Choice',
-  'fill-in': 'FillIn',
-  'long-fill-in': 'LongFillIn',
-  likert: 'Likert',
-  matching: 'Matching',
-  performance: 'Performance',
-  sequencing: 'Sequencing',
-  numeric: 'Numeric',
-  other: 'Other',
-};
-
 /** A language map's text: en-US, else en, else its first entry. */
 const textOf = (map: Json): string | undefined => {
   if (!map || typeof map !== 'object') return undefined;
@@ -98,7 +85,7 @@ export function interactionOf(s: Record<string, Json>, at: number): Record<strin
   const def = s.object?.definition;
   if (id === null || def?.type !== CMI_INTERACTION) return null;
   const out: Record<string, string | string[]> = { id };
-  const type = typeof def.interactionType === 'string' ? INTERACTION_TYPES[def.interactionType] : undefined;
+  const type = typeof def.interactionType === 'string' ? schemaInteractionType(def.interactionType) : undefined;
   if (type) out.type = type;
   const description = textOf(def.description) ?? textOf(def.name);
   if (description !== undefined) out.description = description;

@@ -6,9 +6,11 @@
  * schema; a record's fields that neither names are left out.
  */
 
+import { ownValue } from '../../platform/records';
+
 type StoredRecord = Record<string, string | string[]>;
 
-/** Data model interaction types (SCORM 1.2 and 2004) → RuntimeInteractionSchema `type`. */
+/** Interaction types (SCORM 1.2 and 2004 data model, xAPI interactionType: the same names) → RuntimeInteractionSchema `type`. */
 const INTERACTION_TYPES: Record<string, string> = {
   'true-false': 'TrueFalse',
   choice: 'Choice',
@@ -22,6 +24,11 @@ const INTERACTION_TYPES: Record<string, string> = {
   other: 'Other',
 };
 const SCHEMA_TYPES = new Set(Object.values(INTERACTION_TYPES));
+
+/** The RuntimeInteractionSchema type of a data model or xAPI interaction type; undefined when it names none. */
+export function schemaInteractionType(type: string): string | undefined {
+  return ownValue(INTERACTION_TYPES, type);
+}
 
 const OBJECTIVE_SUCCESS: Record<string, string> = { passed: 'PASSED', failed: 'FAILED', unknown: 'UNKNOWN' };
 const OBJECTIVE_COMPLETION: Record<string, string> = { completed: 'COMPLETED', incomplete: 'INCOMPLETE', 'not attempted': 'NOT_ATTEMPTED', browsed: 'BROWSED', unknown: 'UNKNOWN' };
@@ -61,7 +68,7 @@ export function runtimeInteractionOf(r: StoredRecord): StoredRecord {
   const result = text(r.result);
   return defined({
     id: text(r.id),
-    type: type === undefined ? undefined : SCHEMA_TYPES.has(type) ? type : (INTERACTION_TYPES[type] ?? 'Other'),
+    type: type === undefined ? undefined : SCHEMA_TYPES.has(type) ? type : (schemaInteractionType(type) ?? 'Other'),
     objectives,
     timestamp,
     timestampUtc: text(r.timestampUtc) ?? utcOf(timestamp),
@@ -78,10 +85,10 @@ export function runtimeInteractionOf(r: StoredRecord): StoredRecord {
 export function runtimeObjectiveOf(r: StoredRecord): Record<string, string> {
   // SCORM 1.2 has one status for both (cmi.objectives.n.status): passed/failed say success and completion.
   const status12 = text(r.status);
-  const success = text(r.runtimeObjectiveSuccessStatus) ?? OBJECTIVE_SUCCESS[text(r.success_status) ?? (status12 === 'passed' || status12 === 'failed' ? status12 : 'unknown')] ?? 'UNKNOWN';
+  const success = text(r.runtimeObjectiveSuccessStatus) ?? ownValue(OBJECTIVE_SUCCESS, text(r.success_status) ?? (status12 === 'passed' || status12 === 'failed' ? status12 : 'unknown')) ?? 'UNKNOWN';
   const completion =
     text(r.runtimeObjectiveCompletionStatus) ??
-    OBJECTIVE_COMPLETION[text(r.completion_status) ?? (status12 === 'passed' || status12 === 'failed' ? 'completed' : (status12 ?? 'unknown'))] ??
+    ownValue(OBJECTIVE_COMPLETION, text(r.completion_status) ?? (status12 === 'passed' || status12 === 'failed' ? 'completed' : (status12 ?? 'unknown'))) ??
     'UNKNOWN';
   return defined({
     id: text(r.id),

@@ -6,7 +6,7 @@
  */
 import { RollupProcess } from './rollup-process';
 import type { ActivityDefinition, ObjectiveDefinition, SequencingDefinition, SequencingRule } from './sequencing-definition';
-import { emptyRecord, recordOf } from './records';
+import { emptyRecord, recordOf } from '../../platform/records';
 
 /** Objective progress information (plus the 4th edition completion/score data an objective carries). */
 export interface ObjectiveState {

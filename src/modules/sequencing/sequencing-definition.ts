@@ -5,7 +5,7 @@
  * extensions. Every element and attribute has the default the SN book's "Sequencing Definition Model" gives it.
  */
 import type { CourseActivity } from '../courses/packages/package-types';
-import { emptyRecord } from './records';
+import { emptyRecord } from '../../platform/records';
 
 export type RuleConditionType =
   | 'satisfied'

@@ -10,7 +10,7 @@ import { buildSequencingDefinition, type ManifestSequencingData, type Sequencing
 import { SequencingException } from './sequencing-exception';
 import { SequencingProcesses, type NavigationRequest, type NavigationRequestType } from './sequencing-processes';
 import type { SequencingRequest } from './sequencing-requests';
-import { emptyRecord } from './records';
+import { emptyRecord } from '../../platform/records';
 
 export { SequencingException, type NavigationRequest, type NavigationRequestType };
 

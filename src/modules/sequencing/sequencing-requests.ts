@@ -5,7 +5,7 @@
  */
 import type { ActivityTree } from './activity-tree';
 import { fail } from './sequencing-exception';
-import { emptyRecord } from './records';
+import { emptyRecord } from '../../platform/records';
 
 export type SequencingRequest = 'start' | 'resumeAll' | 'continue' | 'previous' | 'choice' | 'jump' | 'exit' | 'retry';
 

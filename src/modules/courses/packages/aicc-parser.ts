@@ -7,12 +7,8 @@
 import { basename, checkLocalHref, extensionOf, isJunkFile } from './package-paths';
 import { PackageError, type CourseActivity, type LaunchableActivity, type PackageSource, type ParsedPackage } from './package-types';
 import type { ParseOptions } from './parse-options';
+import { emptyRecord } from '../../../platform/records';
 
-/**
- * A record keyed by names from the files or the AU (section names, column headers, keys): no prototype, so a
- * `[__proto__]` section or a `constructor` column is data like any other, never Object.prototype's.
- */
-export const nullRecord = <T>(): Record<string, T> => Object.create(null) as Record<string, T>;
 
 export const AICC_REQUIRED_EXTENSIONS = ['crs', 'au', 'des', 'cst'] as const;
 const AICC_EXTENSIONS = ['crs', 'au', 'des', 'cst', 'ort', 'pre', 'cmp'] as const;
@@ -103,7 +99,7 @@ function parseTable(text: string): CsvTable {
     headers,
     raw: rest,
     rows: rest.map((r) => {
-      const rec = nullRecord<string>();
+      const rec = emptyRecord<string>();
       headers.forEach((h, i) => {
         if (h && !(h in rec)) rec[h] = (r[i] ?? '').trim();
       });
@@ -120,15 +116,15 @@ export interface IniFile {
 }
 
 export function parseIni(text: string): IniFile {
-  const sections = nullRecord<Record<string, string>>();
-  const lines = nullRecord<string[]>();
+  const sections = emptyRecord<Record<string, string>>();
+  const lines = emptyRecord<string[]>();
   let current = '';
   for (const rawLine of text.split(/\r\n|\r|\n/)) {
     const line = rawLine.trim();
     const m = /^\[([^\]]+)\]/.exec(line);
     if (m) {
       current = m[1].trim().toLowerCase();
-      sections[current] ??= nullRecord();
+      sections[current] ??= emptyRecord();
       lines[current] ??= [];
       continue;
     }
@@ -138,10 +134,10 @@ export function parseIni(text: string): IniFile {
     if (eq > 0) {
       const key = line.slice(0, eq).trim().toLowerCase();
       const value = line.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
-      (sections[current] ??= nullRecord())[key] = value;
+      (sections[current] ??= emptyRecord())[key] = value;
     }
   }
-  const textOut = nullRecord<string>();
+  const textOut = emptyRecord<string>();
   for (const [k, v] of Object.entries(lines)) textOut[k] = v.join('\n').trim();
   return { sections, text: textOut };
 }
@@ -269,7 +265,7 @@ export async function parseAicc(source: PackageSource, options: ParseOptions = {
     const key = b.toLowerCase();
     const entry = blocks.get(key) ?? { id: b, members: [] };
     blocks.set(key, entry);
-    const extra = nullRecord<string>();
+    const extra = emptyRecord<string>();
     for (const i of extraCols) if ((r[i] ?? '').trim()) extra[cst.headers[i]] = (r[i] ?? '').trim();
     for (const i of memberCols) {
       const m = (r[i] ?? '').trim();
@@ -278,7 +274,7 @@ export async function parseAicc(source: PackageSource, options: ParseOptions = {
   }
 
   const placed = new Set<string>();
-  const cstData = nullRecord<Record<string, string>>();
+  const cstData = emptyRecord<Record<string, string>>();
   const flattened = new Set<string>();
   const build = (blockKey: string, stack: string[]): CourseActivity[] => {
     const block = blocks.get(blockKey);
