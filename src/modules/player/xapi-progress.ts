@@ -85,7 +85,8 @@ export function interactionOf(s: Record<string, Json>, at: number): Record<strin
   const def = s.object?.definition;
   if (id === null || def?.type !== CMI_INTERACTION) return null;
   const out: Record<string, string | string[]> = { id };
-  const type = typeof def.interactionType === 'string' ? schemaInteractionType(def.interactionType) : undefined;
+  const interactionType: unknown = def.interactionType;
+  const type = typeof interactionType === 'string' ? schemaInteractionType(interactionType) : undefined;
   if (type) out.type = type;
   const description = textOf(def.description) ?? textOf(def.name);
   if (description !== undefined) out.description = description;
