@@ -12,6 +12,7 @@ import { UserInvitationEntity } from './entities/user-invitation.entity';
 import { invitationEmail } from './invitation-email-content';
 import { emailProblem, InvitationEmailPayload, invitationEmailQueue } from './invitation-rules';
 import { registrationIdFor } from './invitations.service';
+import { LearnerRegistrations } from '../registrations/learner-registrations';
 
 /** User invitations a job reads at a time, and how many of them go at once (registrations, then SMTP). */
 const BATCH = 200;
@@ -37,6 +38,7 @@ export class InvitationEmails implements OnModuleInit {
     @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
     @InjectRepository(UserInvitationEntity) private readonly users: Repository<UserInvitationEntity>,
     private readonly registrations: RegistrationsService,
+    private readonly learners: LearnerRegistrations,
     private readonly courses: CoursesService,
     private readonly mailer: Mailer,
     private readonly jobs: JobQueue,
@@ -153,7 +155,7 @@ export class InvitationEmails implements OnModuleInit {
     const own = registrationIdFor(inv.appId, inv.id, row.emailKey);
     if (await this.registrations.find(inv.appId, own)) return own;
     if (inv.duplicateOption !== 'CREATE_NEW') {
-      const [existing] = await this.registrations.findForLearner(inv.appId, inv.courseId, row.emailKey);
+      const [existing] = await this.learners.findForLearner(inv.appId, inv.courseId, row.emailKey);
       if (existing) {
         if (inv.duplicateOption === 'FAIL') throw new DuplicateRegistration('the learner already has a registration for this course (duplicateRegistrationOption FAIL)');
         if (inv.duplicateOption === 'INSTANCE_EXISTING') await this.registrations.createInstance(inv.appId, existing.id);

@@ -20,6 +20,7 @@ import { InvitationListQueryDto, UserInvitationListQueryDto } from './dto/invita
 import { InvitationEntity } from './entities/invitation.entity';
 import { UserInvitationEntity } from './entities/user-invitation.entity';
 import { emailKeyOf, invitationEmailQueue } from './invitation-rules';
+import { LearnerRegistrations } from '../registrations/learner-registrations';
 
 const CHUNK = 500;
 
@@ -76,6 +77,7 @@ export class InvitationsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly courses: CoursesService,
     private readonly registrations: RegistrationsService,
+    private readonly learnerRegistrations: LearnerRegistrations,
     private readonly tags: TagsService,
     private readonly jobs: JobQueue,
     private readonly events: EventBus,
@@ -252,7 +254,7 @@ export class InvitationsService {
     const page = await this.userList.page(appId, qb, resolved, (row) => [f.orderBy.startsWith('created') ? row.createdAt : row.updatedAt, row.emailKey], {
       includeTotalCount: query.includeTotalCount === true && query.more === undefined,
     });
-    const reports = await this.registrations.reports(appId, page.items.flatMap((u) => (u.registrationId ? [u.registrationId] : [])));
+    const reports = await this.learnerRegistrations.reports(appId, page.items.flatMap((u) => (u.registrationId ? [u.registrationId] : [])));
     const withReport = f.includeRegistrationReport === true;
     return {
       userInvitations: page.items.map((u) => {

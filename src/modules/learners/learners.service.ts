@@ -17,6 +17,7 @@ import { XapiStatementsService } from '../xapi/xapi-statements.service';
 import { ApplicationAdminsService } from './application-admins.service';
 import { XapiDocumentsService } from '../xapi/xapi-documents.service';
 import { agentKey } from '../xapi/lrs/statement-keys';
+import { LearnerRegistrations } from '../registrations/learner-registrations';
 
 /** The learner id travels sealed: the job row outlives the erasure (finished jobs are kept 7 days). */
 export class LearnerErasurePayload {
@@ -37,6 +38,7 @@ export class LearnersService implements OnModuleInit {
 
   constructor(
     private readonly registrations: RegistrationsService,
+    private readonly learnerRegistrations: LearnerRegistrations,
     private readonly invitations: InvitationsService,
     private readonly tags: TagsService,
     private readonly admins: ApplicationAdminsService,
@@ -55,14 +57,14 @@ export class LearnersService implements OnModuleInit {
 
   /** A learner is known once a registration (or a tag) carries its id. */
   async requireLearner(appId: string, learnerId: string): Promise<void> {
-    if (await this.registrations.learnerExists(appId, learnerId)) return;
+    if (await this.learnerRegistrations.learnerExists(appId, learnerId)) return;
     if ((await this.tags.get(appId, 'learner', learnerId)).length > 0) return;
     throw new NotFoundError('Learner', learnerId);
   }
 
   async updateInfo(appId: string, learnerId: string, body: LearnerDto): Promise<void> {
     await this.requireLearner(appId, learnerId);
-    await this.registrations.updateLearner(appId, { ...body, id: learnerId });
+    await this.learnerRegistrations.updateLearner(appId, { ...body, id: learnerId });
   }
 
   /** DeleteAllLearnerData: 403 unless userEmail administers the application; the erasure runs as a job. */
@@ -79,13 +81,13 @@ export class LearnersService implements OnModuleInit {
    * registrations, and the queued or finished jobs whose payload names any of them.
    */
   async erase(appId: string, learnerId: string): Promise<void> {
-    const emails = await this.registrations.emailsOfLearner(appId, learnerId);
+    const emails = await this.learnerRegistrations.emailsOfLearner(appId, learnerId);
     const keys = [...new Set([...emails.map(emailKeyOf), ...(learnerId.includes('@') ? [emailKeyOf(learnerId)] : [])])];
     // Invitations register a learner under the address: those registrations are the same person's.
     const learnerIds = [...new Set([learnerId, ...keys])];
-    const registrations = (await Promise.all(learnerIds.map((id) => this.registrations.idsOfLearner(appId, id)))).flat();
+    const registrations = (await Promise.all(learnerIds.map((id) => this.learnerRegistrations.idsOfLearner(appId, id)))).flat();
     const registrationIds = registrations.map((r) => r.id);
-    for (const id of learnerIds) if (id !== learnerId) emails.push(...(await this.registrations.emailsOfLearner(appId, id)));
+    for (const id of learnerIds) if (id !== learnerId) emails.push(...(await this.learnerRegistrations.emailsOfLearner(appId, id)));
     const agents = [{ account: { homePage: this.config.publicUrl, name: learnerId } }, ...[...new Set([...emails, ...keys])].map((e) => ({ mbox: `mailto:${e}` }))];
     await this.statements.eraseAgents(appId, agents, registrations.map((r) => r.xapiRegistrationId));
     // The learner's State and Agent Profile documents (by agent: the account and each address).

@@ -13,6 +13,7 @@ import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
 import { LaunchHistoryLog } from './launch-history-log';
+import { LearnerRegistrations } from './learner-registrations';
 import { RegistrationPostback } from './registration-postback';
 import { RegistrationPostbacks } from './registration-postbacks';
 import { RegistrationProgress } from './registration-progress';
@@ -31,9 +32,9 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule, LaunchLinksModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
   // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(
