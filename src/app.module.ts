@@ -30,9 +30,11 @@ import { OutboundModule } from './platform/outbound/outbound.module';
 import { StorageModule } from './platform/storage/storage.module';
 import { loadExtensions } from './platform/extensions/extension-loader';
 import { WebModule } from './modules/web/web.module';
+import { OperationsModule } from './modules/operations/operations.module';
+import { AuditModule } from './platform/audit/audit.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, OperationsModule];
 
 @Module({})
 export class AppModule {
@@ -50,6 +52,7 @@ export class AppModule {
         EventsModule,
         AuthModule,
         HttpPlatformModule,
+        AuditModule,
         HealthModule,
         StorageModule,
         OutboundModule,

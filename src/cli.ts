@@ -21,6 +21,8 @@ import { ApplicationAdminsModule } from './modules/learners/application-admins.m
 import { ApplicationAdminsService } from './modules/learners/application-admins.service';
 import { postbackSigningKey } from './modules/registrations/registration-postback-signing';
 import { KeyRing } from './platform/crypto/keyring';
+import { AuditModule } from './platform/audit/audit.module';
+import { AuditLog, cliActor, type AuditEntryView } from './platform/audit/audit-log.service';
 
 /** What the admin commands need: the same configuration and services as the server, without HTTP. */
 @Module({})
@@ -28,7 +30,7 @@ class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), CryptoModule, DatabaseModule, RedisModule, AuthModule, HttpPlatformModule, ApplicationsModule, ApplicationAdminsModule],
+      imports: [ConfigModule.forRoot(config), CryptoModule, DatabaseModule, RedisModule, AuthModule, HttpPlatformModule, AuditModule, ApplicationsModule, ApplicationAdminsModule],
     };
   }
 }
@@ -117,6 +119,7 @@ apps
   .action(async (opts: { name: string; management: boolean; json: boolean }) => {
     await withContext(config(), async (ctx) => {
       const { app, credential } = await ctx.get(ApplicationsService).create({ name: opts.name, isManagement: opts.management });
+      await audit(ctx, app.id, 'CreateApplication', { credentialId: credential.id }, ['name', ...(opts.management ? ['management'] : [])]);
       if (opts.json) process.stdout.write(JSON.stringify({ appId: app.id, secretKey: credential.credential }) + '\n');
       else process.stdout.write(`Created ${opts.management ? 'management ' : ''}application ${app.id} (${app.name})\nSecret key: ${credential.credential}\n`);
     });
@@ -145,6 +148,11 @@ apps
     });
   });
 
+/** Records a change made with the CLI in the audit log (actor `cli:<user>`). */
+function audit(ctx: INestApplicationContext, appId: string, action: string, targets: Record<string, string>, fields: string[] = []): Promise<void> {
+  return ctx.get(AuditLog).record({ appId, action, actor: cliActor(), targets, fields });
+}
+
 async function requireApp(ctx: INestApplicationContext, appId: string): Promise<void> {
   const known = (await ctx.get(ApplicationsService).listEntities()).some((a) => a.id === appId);
   if (!known) throw new Error(`no application ${appId}`);
@@ -160,6 +168,7 @@ admins
     await withContext(config(), async (ctx) => {
       await requireApp(ctx, opts.app);
       await ctx.get(ApplicationAdminsService).add(opts.app, opts.email);
+      await audit(ctx, opts.app, 'LcdsAddApplicationAdmin', { email: opts.email.trim() }, ['email']);
       process.stdout.write(`${opts.email.trim()} administers application ${opts.app}\n`);
     });
   });
@@ -173,6 +182,7 @@ admins
       await requireApp(ctx, opts.app);
       const removed = await ctx.get(ApplicationAdminsService).remove(opts.app, opts.email);
       if (!removed) throw new Error(`${opts.email.trim()} is not an administrator of application ${opts.app}`);
+      await audit(ctx, opts.app, 'LcdsRemoveApplicationAdmin', { email: opts.email.trim() });
       process.stdout.write(`${opts.email.trim()} no longer administers application ${opts.app}\n`);
     });
   });
@@ -208,7 +218,9 @@ apps
     await withContext(config(), async (ctx) => {
       const service = ctx.get(ApplicationsService);
       const clear = (v: string | undefined) => (v === undefined ? undefined : v.trim() === '' ? null : v.trim());
-      await service.updateAccount(opts.app, { regLimit, strictLimit: opts.strict, email: clear(opts.email), company: clear(opts.company) });
+      const changes = { regLimit, strictLimit: opts.strict, email: clear(opts.email), company: clear(opts.company) };
+      await service.updateAccount(opts.app, changes);
+      await audit(ctx, opts.app, 'LcdsUpdateApplicationAccount', {}, Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined));
       const a = await service.account(opts.app);
       const view = { appId: a.id, regLimit: a.regLimit === null ? 'none' : String(a.regLimit), strictLimit: a.strictLimit, email: a.contactEmail ?? '', company: a.contactCompany ?? '' };
       process.stdout.write(opts.json ? JSON.stringify({ ...view, regLimit: a.regLimit }) + '\n' : table([view]));
@@ -225,6 +237,7 @@ credentials
   .action(async (opts: { app: string; name: string; json: boolean }) => {
     await withContext(config(), async (ctx) => {
       const c = await ctx.get(CredentialsService).create(opts.app, { name: opts.name });
+      await audit(ctx, opts.app, 'CreateCredential', { credentialId: c.id }, ['name']);
       if (opts.json) process.stdout.write(JSON.stringify({ appId: opts.app, credentialId: c.id, secretKey: c.credential }) + '\n');
       else process.stdout.write(`Secret key ${c.id} for application ${opts.app}: ${c.credential}\n`);
     });
@@ -239,6 +252,47 @@ credentials
       const rows = await ctx.get(CredentialsService).list(opts.app);
       const view = rows.map((c) => ({ credentialId: c.id, name: c.name, status: c.status, secretKey: c.credential }));
       process.stdout.write(opts.json ? JSON.stringify(view) + '\n' : table(view));
+    });
+  });
+
+program
+  .command('audit')
+  .description("an application's audit log, newest first: who (application, key or token id, address), what, when")
+  .requiredOption('--app <id>', 'application id')
+  .option('--since <time>', 'entries at or after this ISO 8601 time')
+  .option('--action <name>', 'only this action (an operationId such as CreateCredential)')
+  .option('--limit <n>', 'at most this many entries', '100')
+  .option('--json', 'print JSON', false)
+  .action(async (opts: { app: string; since?: string; action?: string; limit: string; json: boolean }) => {
+    const limit = Number(opts.limit);
+    if (!/^\d+$/.test(opts.limit) || limit < 1) throw new Error(`--limit must be a whole number above 0, not '${opts.limit}'`);
+    const since = opts.since === undefined ? undefined : new Date(opts.since);
+    if (since && Number.isNaN(since.getTime())) throw new Error(`--since must be an ISO 8601 time, not '${opts.since}'`);
+    await withContext(config(), async (ctx) => {
+      const log = ctx.get(AuditLog);
+      const entries: AuditEntryView[] = [];
+      let more: string | undefined;
+      do {
+        const page = await log.list(opts.app, { since: since?.toISOString(), action: opts.action, more });
+        entries.push(...page.entries);
+        more = page.more;
+      } while (more && entries.length < limit);
+      const shown = entries.slice(0, limit);
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(shown) + '\n');
+        return;
+      }
+      const view = shown.map((e) => ({
+        when: e.occurredAt,
+        action: e.action,
+        who: e.actorKind === 'cli' ? 'cli' : `${e.actorAppId ?? ''} (${e.actorKind} ${e.actorCredentialId ?? ''})`,
+        from: e.source ?? '',
+        targets: Object.entries(e.targets)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' '),
+        fields: e.fields.join(','),
+      }));
+      process.stdout.write(table(view));
     });
   });
 

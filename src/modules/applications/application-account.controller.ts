@@ -4,6 +4,7 @@ import { AuthorizeManagement } from '../../platform/auth/authorize.decorator';
 import { Scope } from '../../platform/auth/scopes';
 import { ApplicationsService } from './applications.service';
 import { AccountRequestDto } from './dto/account-request.dto';
+import { Audited } from '../../platform/audit/audited.decorator';
 
 /** LCDS's own operations: an application's registration limit and contact details (what GetAccountInfo reports). */
 @ApiTags('lcds')
@@ -22,6 +23,7 @@ export class ApplicationAccountController {
   @Put()
   @HttpCode(204)
   @ApiOperation({ operationId: 'LcdsUpdateApplicationAccount', summary: "Sets an application's registration limit and contact details (null clears a field)" })
+  @Audited({ action: 'LcdsUpdateApplicationAccount', appParam: 'childAppId' })
   @AuthorizeManagement(Scope.WriteAppMgmt, Scope.Write)
   async update(@Param('childAppId') appId: string, @Body() body: AccountRequestDto): Promise<void> {
     await this.applications.updateAccount(appId, { regLimit: body.regLimit, strictLimit: body.strictLimit, email: body.email, company: body.company });

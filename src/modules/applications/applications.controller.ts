@@ -12,6 +12,7 @@ import { ApplicationInfoQueryDto, ApplicationListQueryDto } from './dto/applicat
 import { ApplicationRequestDto } from './dto/application-request.dto';
 import { CredentialRequestDto } from './dto/credential-request.dto';
 import { UpdateApplicationRequestDto } from './dto/update-application-request.dto';
+import { Audited } from '../../platform/audit/audited.decorator';
 
 @ApiTags('application_management')
 @Controller('appManagement')
@@ -40,6 +41,7 @@ export class ApplicationsController {
   @Post('applications')
   @HttpCode(200)
   @ApiOperation({ operationId: 'CreateApplication' })
+  @Audited({ action: 'CreateApplication', appFromResult: (r) => (r as { id: string }).id })
   @AuthorizeManagement(Scope.WriteAppMgmt, Scope.Write)
   async createApplication(@Body() body: ApplicationRequestDto) {
     const { app } = await this.applications.create({ name: body.name });
@@ -56,6 +58,7 @@ export class ApplicationsController {
   @Put('applications/:childAppId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'UpdateApplication' })
+  @Audited({ action: 'UpdateApplication', appParam: 'childAppId' })
   @AuthorizeManagement(Scope.WriteAppMgmt, Scope.Write)
   async updateApplication(@Param('childAppId') childAppId: string, @Body() body: UpdateApplicationRequestDto) {
     await this.applications.update(childAppId, body);
@@ -64,6 +67,7 @@ export class ApplicationsController {
   @Delete('applications/:childAppId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteApplication' })
+  @Audited({ action: 'DeleteApplication', appParam: 'childAppId' })
   @AuthorizeManagement(Scope.DeleteAppMgmt, Scope.Delete)
   async deleteApplication(@CurrentPrincipal() principal: Principal, @Param('childAppId') childAppId: string) {
     await this.applications.delete(childAppId, principal.appId);
@@ -79,6 +83,7 @@ export class ApplicationsController {
   @Post(':childAppId/credentials')
   @HttpCode(200)
   @ApiOperation({ operationId: 'CreateCredential' })
+  @Audited({ action: 'CreateCredential', appParam: 'childAppId', created: { target: 'credentialId', id: (r) => (r as { id: string }).id } })
   @AuthorizeManagement(Scope.WriteAppMgmt, Scope.Write)
   createCredential(@Param('childAppId') childAppId: string, @Body() body: CredentialRequestDto) {
     return this.credentials.create(childAppId, body);
@@ -87,6 +92,7 @@ export class ApplicationsController {
   @Put(':childAppId/credentials/:credentialId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'UpdateCredential' })
+  @Audited({ action: 'UpdateCredential', appParam: 'childAppId' })
   @AuthorizeManagement(Scope.WriteAppMgmt, Scope.Write)
   async updateCredential(@Param('childAppId') childAppId: string, @Param('credentialId') credentialId: string, @Body() body: CredentialRequestDto) {
     await this.credentials.update(childAppId, credentialId, body);
@@ -95,6 +101,7 @@ export class ApplicationsController {
   @Delete(':childAppId/credentials/:credentialId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteCredential' })
+  @Audited({ action: 'DeleteCredential', appParam: 'childAppId' })
   @AuthorizeManagement(Scope.DeleteAppMgmt, Scope.Delete)
   async deleteCredential(@Param('childAppId') childAppId: string, @Param('credentialId') credentialId: string) {
     await this.credentials.delete(childAppId, credentialId);

@@ -10,6 +10,7 @@ import { LearnerDto } from '../registrations/dto/registration.dto';
 import { BatchTagsDto, TagListDto } from '../tags/dto/tags.dto';
 import { TagsService } from '../tags/tags.service';
 import { LearnersService } from './learners.service';
+import { Audited } from '../../platform/audit/audited.decorator';
 
 class DeleteLearnerQueryDto {
   @ApiProperty() @IsDefined({ message: 'userEmail is required' }) @IsString() @MaxLength(320) userEmail!: string;
@@ -35,6 +36,7 @@ export class LearnersController {
   @Post(':learnerId/delete-information')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteAllLearnerData' })
+  @Audited({ action: 'DeleteAllLearnerData', query: ['userEmail'] })
   @Authorize(Scope.Admin)
   async deleteAllLearnerData(@CurrentPrincipal() p: Principal, @Param('learnerId') learnerId: string, @Query() query: DeleteLearnerQueryDto) {
     await this.learners.startErasure(p.appId, learnerId, query.userEmail);

@@ -7,10 +7,15 @@ import { Scope } from '../../platform/auth/scopes';
 import { ApplicationConfigurationQueryDto, ApplicationConfigurationScopeDto } from './dto/configuration-query.dto';
 import { SettingsPostDto } from './dto/settings-post.dto';
 import { SettingsService, SettingTarget } from './settings.service';
+import { Audited } from '../../platform/audit/audited.decorator';
 
 function applicationTarget(query: ApplicationConfigurationScopeDto): SettingTarget {
   return { level: 'application', learningStandard: query.learningStandard, singleSco: query.singleSco };
 }
+
+/** The audit log names the settings a request set, never their values. */
+const settingIdsOf = (body: unknown): string[] =>
+  ((body as { settings?: Array<{ settingId?: unknown }> } | undefined)?.settings ?? []).map((s) => String(s.settingId));
 
 /** The calling application's own configuration, and its learning-standard buckets. */
 @ApiTags('application_management')
@@ -28,6 +33,7 @@ export class SettingsController {
   @Post()
   @HttpCode(204)
   @ApiOperation({ operationId: 'SetApplicationConfiguration', summary: 'Sets values at the application level (or one learning-standard bucket); all or nothing' })
+  @Audited({ action: 'SetApplicationConfiguration', query: ['learningStandard', 'singleSco'], fields: settingIdsOf })
   @Authorize(Scope.WriteAppMgmt, Scope.Write)
   async setApplicationConfiguration(@CurrentPrincipal() principal: Principal, @Query() query: ApplicationConfigurationScopeDto, @Body() body: SettingsPostDto) {
     await this.settings.set(principal.appId, applicationTarget(query), body.settings);
@@ -36,6 +42,7 @@ export class SettingsController {
   @Delete(':settingId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteApplicationConfigurationSetting', summary: 'Clears the value stored at this level; the setting inherits again' })
+  @Audited({ action: 'DeleteApplicationConfigurationSetting', query: ['learningStandard', 'singleSco'] })
   @Authorize(Scope.WriteAppMgmt, Scope.Write)
   async deleteApplicationConfigurationSetting(
     @CurrentPrincipal() principal: Principal,

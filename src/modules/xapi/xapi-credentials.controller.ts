@@ -9,6 +9,7 @@ import { setTotalCount } from '../../platform/http/total-count';
 import { XapiCredentialListQueryDto } from './dto/xapi-credential-list-query.dto';
 import { XapiCredentialPostDto } from './dto/xapi-credential.dto';
 import { XapiCredentialsService } from './xapi-credentials.service';
+import { Audited } from '../../platform/audit/audited.decorator';
 
 const XR = [Scope.Read, Scope.ReadXapiCredential] as const;
 const XW = [Scope.WriteXapiCredential, Scope.Write] as const;
@@ -22,6 +23,7 @@ export class XapiCredentialsController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ operationId: 'CreateXapiCredential' })
+  @Audited({ action: 'CreateXapiCredential', created: { target: 'xapiCredentialId', id: (r) => (r as { result: string }).result } })
   @Authorize(...XW)
   async createXapiCredential(@CurrentPrincipal() p: Principal, @Body() body: XapiCredentialPostDto) {
     return { result: await this.credentials.create(p.appId, body) };
@@ -46,6 +48,7 @@ export class XapiCredentialsController {
   @Put(':xapiCredentialId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'SetXapiCredential' })
+  @Audited({ action: 'SetXapiCredential' })
   @Authorize(...XW)
   async setXapiCredential(@CurrentPrincipal() p: Principal, @Param('xapiCredentialId') id: string, @Body() body: XapiCredentialPostDto) {
     await this.credentials.set(p.appId, id, body);
@@ -54,6 +57,7 @@ export class XapiCredentialsController {
   @Delete(':xapiCredentialId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteXapiCredential' })
+  @Audited({ action: 'DeleteXapiCredential' })
   @Authorize(...XD)
   async deleteXapiCredential(@CurrentPrincipal() p: Principal, @Param('xapiCredentialId') id: string) {
     await this.credentials.delete(p.appId, id);

@@ -30,6 +30,10 @@ export const Scope = {
   ReadLearner: 'read:learner',
   WriteLearner: 'write:learner',
   ReadAbout: 'read:about',
+  // LCDS's own operations (/api/v2/lcds/…).
+  ReadAudit: 'read:audit',
+  ReadJobs: 'read:jobs',
+  WriteJobs: 'write:jobs',
 } as const;
 
 export type ScopeName = (typeof Scope)[keyof typeof Scope];

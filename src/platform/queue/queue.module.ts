@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import { RedisService } from '../redis/redis.service';
 import { BullJobQueue } from './bull-job-queue';
 import { InlineJobQueue } from './inline-job-queue';
+import { JobAdmin } from './job-admin';
 import { JobMaintenance } from './job-maintenance';
 import { JobQueue } from './job-queue';
 import { JobStore } from './job-store';
@@ -31,7 +32,8 @@ import { JobEntity } from './job.entity';
       },
     },
     JobMaintenance,
+    JobAdmin,
   ],
-  exports: [JobQueue],
+  exports: [JobQueue, JobAdmin],
 })
 export class QueueModule {}

@@ -7,6 +7,7 @@ import { Scope } from '../../../platform/auth/scopes';
 import { XapiStatementPipePostDto, XapiStatementPipePutDto } from '../dto/xapi-statement-pipe.dto';
 import { StatementPipeProcessor } from './statement-pipe.processor';
 import { XapiStatementPipesService } from './xapi-statement-pipes.service';
+import { Audited } from '../../../platform/audit/audited.decorator';
 
 const PR = [Scope.Read, Scope.ReadXapiPipe] as const;
 const PW = [Scope.WriteXapiPipe, Scope.Write] as const;
@@ -23,6 +24,7 @@ export class XapiStatementPipesController {
   @Post()
   @HttpCode(200)
   @ApiOperation({ operationId: 'CreateStatementPipe' })
+  @Audited({ action: 'CreateStatementPipe', created: { target: 'statementPipeId', id: (r) => (r as { result: string }).result } })
   @Authorize(...PW)
   async createStatementPipe(@CurrentPrincipal() p: Principal, @Body() body: XapiStatementPipePostDto) {
     const pipe = await this.pipes.create(p.appId, body);
@@ -47,6 +49,7 @@ export class XapiStatementPipesController {
   @Put(':statementPipeId')
   @HttpCode(200)
   @ApiOperation({ operationId: 'SetStatementPipe' })
+  @Audited({ action: 'SetStatementPipe' })
   @Authorize(...PW)
   async setStatementPipe(@CurrentPrincipal() p: Principal, @Param('statementPipeId') id: string, @Body() body: XapiStatementPipePutDto) {
     const pipe = await this.pipes.update(p.appId, id, body);
@@ -57,6 +60,7 @@ export class XapiStatementPipesController {
   @Delete(':statementPipeId')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteStatementPipe' })
+  @Audited({ action: 'DeleteStatementPipe' })
   @Authorize(...PD)
   async deleteStatementPipe(@CurrentPrincipal() p: Principal, @Param('statementPipeId') id: string) {
     await this.pipes.delete(p.appId, id);
