@@ -90,7 +90,7 @@ export function ApplicationsSection(props: { session: Session; query: URLSearchP
                       go('applications', { app: a.id });
                     }}
                   >
-                    Keys
+                    Keys and administrators
                   </a>
                   {a.id !== session.appId && (
                     <ActionButton
@@ -114,6 +114,7 @@ export function ApplicationsSection(props: { session: Session; query: URLSearchP
         />
       )}
       {selected && <KeysPanel session={session} appId={selected} />}
+      {selected && <AdminsPanel session={session} appId={selected} />}
     </>
   );
 }
@@ -191,6 +192,73 @@ function KeysPanel(props: { session: Session; appId: string }) {
             },
           ]}
           rows={data.credentials}
+        />
+      )}
+    </section>
+  );
+}
+
+/** An application's administrators: the addresses DeleteAllLearnerData accepts as userEmail (LCDS's own operations). */
+function AdminsPanel(props: { session: Session; appId: string }) {
+  const { session, appId } = props;
+  const base = `/lcds/applications/${encodeURIComponent(appId)}/admins`;
+  const { data, error, reload } = useData(() => api<{ admins: Array<{ email: string; added: string }> }>(session, base), [session.token, appId]);
+  const { message, error: actionError, act } = useActions();
+  const [email, setEmail] = useState('');
+  return (
+    <section aria-labelledby="admins-title">
+      <h2 id="admins-title">Administrators of {appId}</h2>
+      <p class="subtitle">The e-mail addresses that may ask for a learner's data to be erased (DeleteAllLearnerData's userEmail).</p>
+      <form
+        class="card filters"
+        aria-label="New administrator"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(async () => {
+            await api(session, base, { method: 'POST', body: { email: email.trim() } });
+            setEmail('');
+            await reload();
+            return `${email.trim()} administers ${appId}.`;
+          });
+        }}
+      >
+        <div>
+          <label for="new-admin-email">Administrator's e-mail address</label>
+          <input id="new-admin-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+        </div>
+        <div class="actions">
+          <button type="submit">Add administrator</button>
+        </div>
+      </form>
+      <Status error={actionError ?? error} message={message} />
+      {data && (
+        <DataTable<{ email: string; added: string }>
+          caption={`Administrators of ${appId}`}
+          file={`admins-${appId}`}
+          empty="No administrator: no one may erase a learner's data yet."
+          columns={[
+            { header: 'E-mail address', cell: (a) => a.email },
+            { header: 'Added', cell: (a) => date(a.added), csv: (a) => a.added },
+            {
+              header: 'Actions',
+              csv: () => '',
+              cell: (a) => (
+                <ActionButton
+                  label="Remove"
+                  name={`Remove administrator ${a.email}`}
+                  tone="danger"
+                  confirm={`Remove ${a.email} from the administrators of ${appId}?`}
+                  act={act}
+                  run={async () => {
+                    await api(session, `${base}/${encodeURIComponent(a.email)}`, { method: 'DELETE' });
+                    await reload();
+                    return `${a.email} no longer administers ${appId}.`;
+                  }}
+                />
+              ),
+            },
+          ]}
+          rows={data.admins}
         />
       )}
     </section>

@@ -5,13 +5,20 @@ import { SignInForm } from '../shared/components';
 import '../shared/styles.css';
 import { ApplicationsSection } from './applications';
 import { basePath, go } from './nav';
+import { InvitationsSection } from './invitations';
+import { AuditSection, JobsSection } from './operations';
 import { CoursesSection, OverviewSection, RegistrationsSection, SettingsSection } from './sections';
+import { XapiSection } from './xapi';
 
 const SECTIONS = [
   { path: '', label: 'Overview' },
   { path: 'courses', label: 'Courses' },
   { path: 'registrations', label: 'Registrations' },
   { path: 'settings', label: 'Settings' },
+  { path: 'xapi', label: 'xAPI' },
+  { path: 'invitations', label: 'Invitations' },
+  { path: 'jobs', label: 'Jobs' },
+  { path: 'audit', label: 'Audit log' },
   { path: 'applications', label: 'Applications', management: true },
 ] as const;
 
@@ -84,9 +91,17 @@ function App() {
         ) : !known || where.section === '' ? (
           <OverviewSection session={session} />
         ) : where.section === 'courses' ? (
-          <CoursesSection session={session} />
+          <CoursesSection session={session} query={where.query} />
         ) : where.section === 'registrations' ? (
           <RegistrationsSection session={session} query={where.query} />
+        ) : where.section === 'xapi' ? (
+          <XapiSection session={session} />
+        ) : where.section === 'invitations' ? (
+          <InvitationsSection session={session} />
+        ) : where.section === 'jobs' ? (
+          <JobsSection session={session} />
+        ) : where.section === 'audit' ? (
+          <AuditSection session={session} query={where.query} />
         ) : where.section === 'applications' ? (
           <ApplicationsSection session={session} query={where.query} />
         ) : (

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, apiBase, ApiError, type Session } from '../shared/api';
 import { DataTable, Figures, Notice } from '../shared/components';
 import { date, dateTime, duration, percent, score, status } from '../shared/format';
+import { ProgressPanel, VersionsPanel } from './details';
 import { go, reportUrl } from './nav';
 
 /** Loads data for a section; `reload` fetches again after an action (its promise settles once the page shows it). */
@@ -280,8 +281,9 @@ function UploadForm(props: { session: Session; onImported: () => Promise<void> }
   );
 }
 
-export function CoursesSection(props: { session: Session }) {
+export function CoursesSection(props: { session: Session; query: URLSearchParams }) {
   const { session } = props;
+  const versionsOf = props.query.get('versions') ?? '';
   const { data, error, reload } = useData(() => api<{ courses: CourseRow[] }>(session, '/courses', { query: { includeRegistrationCount: 'true' } }), [session.token]);
   const { message, error: actionError, act } = useActions();
   return (
@@ -307,6 +309,16 @@ export function CoursesSection(props: { session: Session }) {
               cell: (c) => (
                 <span class="actions-cell">
                   <a href={reportUrl(`courses/${encodeURIComponent(c.id)}`)}>Report</a>{' '}
+                  <a
+                    href={`courses?versions=${encodeURIComponent(c.id)}`}
+                    aria-label={`Versions of ${c.id}`}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      go('courses', { versions: c.id });
+                    }}
+                  >
+                    Versions
+                  </a>{' '}
                   <a
                     href={`settings?level=course&id=${encodeURIComponent(c.id)}`}
                     onClick={(e) => {
@@ -342,6 +354,7 @@ export function CoursesSection(props: { session: Session }) {
           rows={data.courses}
         />
       )}
+      {versionsOf && <VersionsPanel session={session} courseId={versionsOf} onChanged={reload} />}
     </>
   );
 }
@@ -364,6 +377,7 @@ export function RegistrationsSection(props: { session: Session; query: URLSearch
   const { session } = props;
   const courseId = props.query.get('courseId') ?? '';
   const learnerId = props.query.get('learnerId') ?? '';
+  const progressOf = props.query.get('progress') ?? '';
   const [form, setForm] = useState({ courseId, learnerId });
   const { data, error, reload } = useData(
     () => api<{ registrations: RegistrationView[] }>(session, '/registrations', { query: { courseId: courseId || undefined, learnerId: learnerId || undefined } }),
@@ -394,6 +408,7 @@ export function RegistrationsSection(props: { session: Session; query: URLSearch
         </div>
       </form>
       <Status error={actionError ?? error} message={message} />
+      {progressOf && <ProgressPanel session={session} registrationId={progressOf} close={() => go('registrations', { courseId, learnerId })} />}
       {data && (
         <DataTable<RegistrationView>
           caption="Registrations"
@@ -411,7 +426,10 @@ export function RegistrationsSection(props: { session: Session; query: URLSearch
               header: 'Actions',
               csv: () => '',
               cell: (r) => (
-                <span>
+                <span class="actions-cell">
+                  <button type="button" class="secondary" aria-label={`Progress of ${r.id}`} aria-expanded={progressOf === r.id} onClick={() => go('registrations', { courseId, learnerId, progress: r.id })}>
+                    Progress
+                  </button>{' '}
                   <ActionButton label="Launch" name={`Launch ${r.id} as the learner`} tone="secondary" act={act} run={async () => {
                         const { launchLink } = await api<{ launchLink: string }>(session, `/registrations/${encodeURIComponent(r.id)}/launchLink`, { method: 'POST', body: { redirectOnExitUrl: 'message' } });
                         window.open(launchLink, '_blank', 'noopener');
