@@ -36,7 +36,7 @@ export class LearnersController {
   @Post(':learnerId/delete-information')
   @HttpCode(204)
   @ApiOperation({ operationId: 'DeleteAllLearnerData' })
-  @Audited({ action: 'DeleteAllLearnerData', query: ['userEmail'] })
+  @Audited({ action: 'DeleteAllLearnerData', omitParams: ['learnerId'], query: ['userEmail'] })
   @Authorize(Scope.Admin)
   async deleteAllLearnerData(@CurrentPrincipal() p: Principal, @Param('learnerId') learnerId: string, @Query() query: DeleteLearnerQueryDto) {
     await this.learners.startErasure(p.appId, learnerId, query.userEmail);

@@ -17,6 +17,8 @@ export interface AuditSpec {
   appFromResult?: (result: unknown) => unknown;
   /** The id of what the operation created, from its response, recorded as this target. */
   created?: { target: string; id: (result: unknown) => unknown };
+  /** Route parameters left out of the targets (an erased learner's id: the erasure removes it from the log too). */
+  omitParams?: string[];
   /** Query parameters recorded as targets (ids or levels, never values that were set). */
   query?: string[];
   /** Body fields recorded as targets: ids and addresses the operation is about, never values it stores. */
@@ -70,6 +72,7 @@ export class AuditInterceptor implements NestInterceptor {
     const principal = req.user as Principal;
     const params = (req.params ?? {}) as Record<string, string>;
     const targets: Record<string, string> = { ...params };
+    for (const name of spec.omitParams ?? []) delete targets[name];
     for (const name of spec.query ?? []) {
       const value = idText((req.query as Record<string, unknown>)[name]);
       if (value !== undefined) targets[name] = value;
