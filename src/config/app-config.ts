@@ -41,6 +41,11 @@ export interface AppConfig {
   outbound: { allowPrivateNetworks: boolean };
   masterKey: Buffer;
   masterKeySource: 'environment' | 'generated-file' | 'file';
+  /**
+   * Earlier master keys (LCDS_PREVIOUS_MASTER_KEYS), newest first: secrets sealed and tokens signed with them are
+   * still accepted while `lcds secrets reseal` moves the stored secrets to the current key. Nothing new uses them.
+   */
+  previousMasterKeys: Buffer[];
   log: { level: string; format: LogFormat };
   http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
   auth: { cacheTtlMs: number; maxTokenLifetimeSeconds: number };
@@ -194,6 +199,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
   }
 
+  const previousMasterKeys: Buffer[] = [];
+  for (const [i, raw] of (read('LCDS_PREVIOUS_MASTER_KEYS') ?? '').split(/[\s,]+/).filter((k) => k !== '').entries()) {
+    const key = decodeKey(raw);
+    if (key.length < 32) problems.push(`LCDS_PREVIOUS_MASTER_KEYS: key ${i + 1} must hold at least 32 bytes, as 64 hex digits or base64`);
+    else if (!key.equals(masterKey)) previousMasterKeys.push(key);
+  }
+
   const config: AppConfig = {
     env: nodeEnv,
     role,
@@ -211,6 +223,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outbound: { allowPrivateNetworks: bool('LCDS_OUTBOUND_ALLOW_PRIVATE', false) },
     masterKey,
     masterKeySource,
+    previousMasterKeys,
     log: {
       level: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
       format: oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], nodeEnv === 'production' ? 'json' : 'pretty'),
