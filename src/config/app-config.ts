@@ -48,6 +48,8 @@ export interface AppConfig {
   previousMasterKeys: Buffer[];
   log: { level: string; format: LogFormat };
   http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
+  /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
   auth: { cacheTtlMs: number; maxTokenLifetimeSeconds: number };
   jobs: { concurrency: number; lockMs: number; maxAttempts: number; postbackBackoffMs: number };
   /** Statement pipes: how long a caught-up pipe waits before it reads its source again; first retry delay after a failure. */
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     masterKey,
     masterKeySource,
     previousMasterKeys,
+    metricsToken: read('METRICS_TOKEN') || null,
     log: {
       level: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
       format: oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], nodeEnv === 'production' ? 'json' : 'pretty'),

@@ -1,3 +1,4 @@
+import { operationOf, type OperationTagged } from '../metrics/metrics';
 import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -45,6 +46,7 @@ export class ApiAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    (context.switchToHttp().getRequest<Request>() as OperationTagged).lcdsOperation = operationOf(context.getHandler());
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
     if (!policy) {
       this.logger.error(`route ${context.getClass().name}.${context.getHandler().name} declares no authorization; refused`);
