@@ -5,6 +5,7 @@ import { ConfigModule } from './config/config.module';
 import { AuthModule } from './platform/auth/auth.module';
 import { CryptoModule } from './platform/crypto/crypto.module';
 import { DatabaseModule } from './platform/database/database.module';
+import { MetricsModule } from './platform/metrics/metrics.module';
 import { HealthModule } from './platform/health/health.module';
 import { HttpPlatformModule } from './platform/http/http-platform.module';
 import { LoggingModule } from './platform/logging/logging.module';
@@ -54,6 +55,7 @@ export class AppModule {
         HttpPlatformModule,
         AuditModule,
         HealthModule,
+        MetricsModule,
         StorageModule,
         OutboundModule,
         MailModule,

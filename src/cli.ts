@@ -23,6 +23,8 @@ import { postbackSigningKey } from './modules/registrations/registration-postbac
 import { KeyRing } from './platform/crypto/keyring';
 import { AuditModule } from './platform/audit/audit.module';
 import { AuditLog, cliActor, type AuditEntryView } from './platform/audit/audit-log.service';
+import { SecretResealer } from './platform/crypto/secret-reseal';
+import { join } from 'node:path';
 
 /** What the admin commands need: the same configuration and services as the server, without HTTP. */
 @Module({})
@@ -294,6 +296,39 @@ program
       }));
       process.stdout.write(table(view));
     });
+  });
+
+const secrets = program.command('secrets').description('secrets stored sealed with the master key');
+secrets
+  .command('reseal')
+  .description(
+    'seal every stored secret with the current LCDS_MASTER_KEY (secrets sealed with a key of LCDS_PREVIOUS_MASTER_KEYS are re-sealed); safe while the service runs, and resumable: run it again after an interruption',
+  )
+  .option('--dry-run', 'only count: how many secrets a previous key sealed, and how many no key opens', false)
+  .action(async (opts: { dryRun: boolean }) => {
+    const cfg = config({ runMigrations: false });
+    // Every entity of the build, so that every column marked @Sealed is found whatever module declares it.
+    const ds = new DataSource({ ...dataSourceOptions(cfg, [join(__dirname, '**', '*.entity.{js,ts}')]), logging: false });
+    await ds.initialize();
+    try {
+      const resealer = new SecretResealer(ds, new KeyRing(cfg));
+      const total = await resealer.total();
+      const bar = new SingleBar({ format: `${opts.dryRun ? 'checking' : 're-sealing'} [{bar}] {value}/{total} secrets`, hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
+      bar.start(total, 0);
+      const counts = await resealer.run({ dryRun: opts.dryRun, progress: (c) => bar.update(Math.min(c.examined, total)) });
+      bar.update(total);
+      bar.stop();
+      const verb = opts.dryRun ? 'sealed with a previous key' : 're-sealed with the current key';
+      process.stdout.write(`${counts.examined} secret(s) examined, ${counts.resealed} ${verb}, ${counts.unreadable} that no configured key opens.\n`);
+      if (counts.unreadable > 0) {
+        process.stderr.write('Some secrets open with none of LCDS_MASTER_KEY and LCDS_PREVIOUS_MASTER_KEYS: add the key that sealed them to LCDS_PREVIOUS_MASTER_KEYS and run again.\n');
+        process.exitCode = 1;
+      } else if (opts.dryRun && counts.resealed > 0) {
+        process.exitCode = 3;
+      }
+    } finally {
+      await ds.destroy();
+    }
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

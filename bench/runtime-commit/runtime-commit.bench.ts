@@ -4,9 +4,9 @@
  * interactions), each learner's commits in order with rising sequence numbers (every one is applied, none is a
  * duplicate). Two runs: at saturation (each learner commits again as soon as answered: the most commits/s), then
  * paced (learners commit on a schedule, 1,500 commits/s offered on MySQL, four fifths of the saturation rate on
- * SQLite: the latency at the goal's load). Reports commits/s, p50/p99 latency, service CPU and peak RSS; on MySQL,
- * in the same run, the ceiling: single-row upserts of rows of the same size through plain mysql2 by as many
- * concurrent workers.
+ * SQLite: the latency at the goal's load). Reports commits/s, p50/p99 latency, service CPU per commit and peak RSS;
+ * on MySQL, in the same run and for comparison only (no goal), the ceiling: single-row upserts of rows of the same
+ * size through plain mysql2 by as many concurrent workers.
  *
  *   npm run bench:runtime-commit                            # embedded stack (SQLite)
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:runtime-commit
@@ -32,7 +32,6 @@ import { commitCmi, scorm2004Package } from './payload';
 
 const GOAL_RATE = 1500;
 const GOAL_P99_MS = 50;
-const GOAL_OF_CEILING = 0.4;
 const ACTIVITY_ID = 'sco-1';
 /** Distinct data models per learner, cycled (building a 4 KiB payload per request would load the generator). */
 const VARIANTS = 16;
@@ -321,9 +320,12 @@ async function main(): Promise<void> {
     [`≥ ${fmtNumber(GOAL_RATE)} commits/s`, fmtNumber(lcds.rate), verdict(lcds.rate >= GOAL_RATE)],
     [`p99 < ${GOAL_P99_MS} ms at ${fmtNumber(pacedRate)} commits/s offered`, fmtMs(paced.latency.p99), verdict(paced.latency.p99 < GOAL_P99_MS && paced.rate >= pacedRate * 0.98)],
     [`p99 < ${GOAL_P99_MS} ms at saturation (every learner at once again)`, fmtMs(lcds.latency.p99), verdict(lcds.latency.p99 < GOAL_P99_MS)],
-    [`≥ ${GOAL_OF_CEILING * 100} % of plain mysql2 upserts`, ceiling ? `${(ratio * 100).toFixed(1)} %` : '— (MySQL only)', ceiling ? verdict(ratio >= GOAL_OF_CEILING) : ''],
   ];
-  process.stdout.write(formatTable(['goal (MySQL)', 'measured', ''], goals) + '\n\n');
+  process.stdout.write(formatTable(['goal (MySQL)', 'measured', ''], goals) + '\n');
+  // The ceiling is for reading the figures, not a goal: on two cores shared by the load generator, the service and
+  // the database, a ratio to it measures the machine more than the code (issue #22, point 14).
+  if (ceiling) process.stdout.write(`for comparison, no goal: LCDS commits at ${(ratio * 100).toFixed(1)} % of the plain mysql2 upsert rate\n`);
+  process.stdout.write('\n');
   process.stdout.write(
     [
       `service peak RSS (VmHWM): ${((peak?.peakRss ?? NaN) / 1024 / 1024).toFixed(1)} MiB`,
@@ -335,7 +337,7 @@ async function main(): Promise<void> {
   const written = profile ? readNewestProfile(join(runDir, 'profile')) : null;
   if (written) process.stdout.write(`service CPU profile (whole run, ${written.file}):\n${formatProfileSummary(summarizeProfile(written.profile), 25)}\n`);
   const goalsMet =
-    lcds.errors === 0 && paced.errors === 0 && lcds.rate >= GOAL_RATE && lcds.latency.p99 < GOAL_P99_MS && paced.latency.p99 < GOAL_P99_MS && paced.rate >= pacedRate * 0.98 && (!ceiling || ratio >= GOAL_OF_CEILING);
+    lcds.errors === 0 && paced.errors === 0 && lcds.rate >= GOAL_RATE && lcds.latency.p99 < GOAL_P99_MS && paced.latency.p99 < GOAL_P99_MS && paced.rate >= pacedRate * 0.98;
   if (process.env.BENCH_JSON) {
     writeFileSync(
       process.env.BENCH_JSON,

@@ -41,8 +41,21 @@ export interface AppConfig {
   outbound: { allowPrivateNetworks: boolean };
   masterKey: Buffer;
   masterKeySource: 'environment' | 'generated-file' | 'file';
+  /**
+   * Earlier master keys (LCDS_PREVIOUS_MASTER_KEYS), newest first: secrets sealed and tokens signed with them are
+   * still accepted while `lcds secrets reseal` moves the stored secrets to the current key. Nothing new uses them.
+   */
+  previousMasterKeys: Buffer[];
   log: { level: string; format: LogFormat };
   http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
+  /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
+  /**
+   * Requests per minute (0: no limit). `api`: per application (LCDS_RATE_LIMIT); `apiCredential`: per secret key or
+   * token (LCDS_RATE_LIMIT_CREDENTIAL, default the same); `lrs`: LRS requests per application (LCDS_RATE_LIMIT_LRS);
+   * `player`: runtime commits per application (LCDS_RATE_LIMIT_PLAYER). Shared across nodes through Redis.
+   */
+  rateLimits: { api: number; apiCredential: number; lrs: number; player: number };
   auth: { cacheTtlMs: number; maxTokenLifetimeSeconds: number };
   jobs: { concurrency: number; lockMs: number; maxAttempts: number; postbackBackoffMs: number };
   /** Statement pipes: how long a caught-up pipe waits before it reads its source again; first retry delay after a failure. */
@@ -194,6 +207,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
   }
 
+  const previousMasterKeys: Buffer[] = [];
+  for (const [i, raw] of (read('LCDS_PREVIOUS_MASTER_KEYS') ?? '').split(/[\s,]+/).filter((k) => k !== '').entries()) {
+    const key = decodeKey(raw);
+    if (key.length < 32) problems.push(`LCDS_PREVIOUS_MASTER_KEYS: key ${i + 1} must hold at least 32 bytes, as 64 hex digits or base64`);
+    else if (!key.equals(masterKey)) previousMasterKeys.push(key);
+  }
+
   const config: AppConfig = {
     env: nodeEnv,
     role,
@@ -211,6 +231,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outbound: { allowPrivateNetworks: bool('LCDS_OUTBOUND_ALLOW_PRIVATE', false) },
     masterKey,
     masterKeySource,
+    previousMasterKeys,
+    metricsToken: read('METRICS_TOKEN') || null,
+    rateLimits: rateLimits(int),
     log: {
       level: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
       format: oneOf<LogFormat>('LOG_FORMAT', ['json', 'pretty'], nodeEnv === 'production' ? 'json' : 'pretty'),
@@ -361,4 +384,14 @@ function packageVersion(): string {
     if (existsSync(candidate)) return (JSON.parse(readFileSync(candidate, 'utf8')) as { version: string }).version;
   }
   return '0.0.0';
+}
+
+function rateLimits(int: (name: string, fallback: number, min: number, max: number) => number): AppConfig['rateLimits'] {
+  const api = int('LCDS_RATE_LIMIT', 0, 0, 10_000_000);
+  return {
+    api,
+    apiCredential: int('LCDS_RATE_LIMIT_CREDENTIAL', api, 0, 10_000_000),
+    lrs: int('LCDS_RATE_LIMIT_LRS', 0, 0, 10_000_000),
+    player: int('LCDS_RATE_LIMIT_PLAYER', 0, 0, 10_000_000),
+  };
 }

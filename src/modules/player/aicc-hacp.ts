@@ -5,6 +5,7 @@
  * tables of PutInteractions/PutObjectives, mapped to and from the flat SCORM 1.2 data model (`cmi.core.*`), which
  * is what AICC's CMI data model became.
  */
+import { createHmac } from 'node:crypto';
 import type { KeyRing } from '../../platform/crypto/keyring';
 import { parseCsv, parseIni } from '../courses/packages/aicc-parser';
 import { emptyRecord } from '../../platform/records';
@@ -32,7 +33,17 @@ export function hacpResponse(error: HacpError, aiccData?: string, errorText: str
  * put it in file names or cookies). An AU the player has moved away from no longer matches the session's activity.
  */
 export function aiccSessionId(keys: KeyRing, sessionId: string, activityId: string): string {
-  const mac = Buffer.from(keys.sign('links', `aicc\n${sessionId}\n${activityId}`), 'base64url').toString('hex').slice(0, 32);
+  return aiccSid(keys.key('links'), sessionId, activityId);
+}
+
+/** Whether `sid` is the `aicc_sid` of (session, activity), made with the current master key or a previous one. */
+export function isAiccSessionId(keys: KeyRing, sid: string, sessionId: string, activityId: string): boolean {
+  const given = sid.trim().toLowerCase();
+  return keys.verificationKeys('links').some((key) => aiccSid(key, sessionId, activityId) === given);
+}
+
+function aiccSid(key: Buffer, sessionId: string, activityId: string): string {
+  const mac = createHmac('sha256', key).update(`aicc\n${sessionId}\n${activityId}`).digest('hex').slice(0, 32);
   return `${sessionId.replace(/-/g, '')}${mac}`;
 }
 

@@ -1,3 +1,4 @@
+import { playerCommitDuration, playerCommits } from '../../platform/metrics/metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { APP_CONFIG } from '../../config/config.module';
@@ -118,11 +119,18 @@ export class CommitEndpoint {
   }
 
   private run(req: IncomingMessage, res: ServerResponse, token: string, body: CommitBody): void {
+    const timer = playerCommitDuration.startTimer();
     this.commits.commit(token, body).then(
-      (outcome) => send(res, 200, JSON.stringify({ result: true, errorCode: 0, ...outcome })),
+      (outcome) => {
+        send(res, 200, JSON.stringify({ result: true, errorCode: 0, ...outcome }));
+        playerCommits.inc({ outcome: 'ok' });
+        timer();
+      },
       (err: unknown) => {
         if (err instanceof PlayerError) send(res, err.status, JSON.stringify({ result: false, errorCode: 101, message: err.message, ...(err.reason ? { reason: err.reason } : {}) }));
         else this.fail(req, res, err, false);
+        playerCommits.inc({ outcome: res.statusCode >= 500 ? 'error' : 'refused' });
+        timer();
       },
     );
   }

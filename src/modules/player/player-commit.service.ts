@@ -1,3 +1,4 @@
+import { RateLimits } from '../../platform/http/rate-limits';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
@@ -93,6 +94,7 @@ export class PlayerCommitService {
     private readonly postbacks: RegistrationPostbacks,
     private readonly launchStatements: LaunchStatements,
     private readonly commitStore: CommitStore,
+    private readonly limits: RateLimits,
   ) {
     this.contexts = new GroupReader<CommitContextRow>(async (ids) => {
       // Raw SQL on the hot path: the query builder and entity hydration cost more CPU than the query itself.
@@ -109,6 +111,8 @@ export class PlayerCommitService {
    */
   async commit(token: string, body: CommitBody): Promise<{ applied: boolean; activityCompletion?: string; activitySuccess?: string; nav?: SequencingNav }> {
     let { session, inst } = await this.commitContext(token);
+    // LCDS_RATE_LIMIT_PLAYER: a 429 the page retries after Retry-After (the newest commit carries the whole data model).
+    if (this.limits.enabled) await this.limits.consume('player', session.appId);
     const s = session.settings;
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
     if (body.activityId !== s.activityId) throw new PlayerError(400, 'Bad commit', 'activityId is not the activity of this session');

@@ -21,14 +21,14 @@ export const PDFJS_ASSETS = { 'pdf.min.mjs': 'pdfjs-dist/build/pdf.min.mjs', 'pd
  * ended, the PDF's last page was shown), with the session time. Leaving before the end suspends, and the next
  * launch resumes where the learner was.
  */
-export function mediaViewerPage(media: { kind: MediaKind; file: string; title: string; thresholds: MediaThresholds }): string {
+export function mediaViewerPage(media: { kind: MediaKind; file: string; title: string; thresholds: MediaThresholds }, nonce: string): string {
   // A referenced media file (noUpload import) plays from its own URL; an uploaded one from the course's content.
   const src = /^https?:\/\//i.test(media.file) ? media.file : `content/${media.file.split('/').map(encodeURIComponent).join('/')}`;
   const body =
     media.kind === 'pdf'
       ? `<div id="bar"><button type="button" id="prev">Previous page</button><span id="pages" aria-live="polite">Loading…</span><button type="button" id="next">Next page</button></div>
 <div id="stage"><canvas id="page"></canvas></div>
-<script type="module">
+<script type="module" nonce="${nonce}">
 import * as pdfjs from '/player/assets/pdf.min.mjs';
 pdfjs.GlobalWorkerOptions.workerSrc = '/player/assets/pdf.worker.min.mjs';
 window.lcdsMedia.pdf(pdfjs);
@@ -44,6 +44,22 @@ video{display:block;width:100%;height:100%;background:#000}audio{display:block;w
 <script src="/player/assets/media.js"></script>
 </head><body>${body}</body></html>`;
 }
+
+/**
+ * The viewer's policy: its own scripts (the PDF viewer's inline module by nonce), media and PDFs from the course's
+ * content or the referenced file's own URL, pdf.js's worker.
+ */
+export const MEDIA_PAGE_POLICY = (nonce: string) => ({
+  'default-src': ["'self'"],
+  'script-src': ["'self'", `'nonce-${nonce}'`],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:', 'blob:'],
+  'media-src': ['*', 'data:', 'blob:'],
+  'connect-src': ['*'],
+  'worker-src': ["'self'", 'blob:'],
+  'object-src': ["'none'"],
+  'base-uri': ["'none'"],
+});
 
 /** The viewer's script (served as /player/assets/media.js). */
 export const MEDIA_SCRIPT = String.raw`(function () {

@@ -1,4 +1,5 @@
 import { isAbsoluteUrl } from '../courses/packages/package-paths';
+import { type CspDirectives, originSource } from '../../platform/http/security-headers';
 import { escapeHtml } from './player-errors';
 import { playerStrings } from './player-strings';
 import type { PlayerPageModel } from './player.service';
@@ -23,6 +24,28 @@ export const MEDIA_VIEWER_URL = 'media';
  * The player page: the SCO in a same-origin iframe, the SCORM API (scorm-again) on this window. A course with
  * more than one launchable activity also gets a table of contents and Previous / Continue / Exit buttons.
  */
+/**
+ * The player page's policy: its own scripts only (the configuration is a JSON data block, not a script), inline
+ * styles and the launch link's cssUrl, the SCO in a frame from anywhere (content is served here, but AUs of cmi5
+ * and xAPI courses may live elsewhere), requests to LCDS only. Content pages are separate responses: this policy
+ * does not reach into the SCO. The page itself may be framed by any site (LMSs and dispatch packages embed it).
+ */
+export function playerPagePolicy(cssUrl: string | null | undefined): CspDirectives {
+  const css = originSource(cssUrl);
+  return {
+    'default-src': ["'self'"],
+    'script-src': ["'self'"],
+    'style-src': ["'self'", "'unsafe-inline'", ...(css ? [css] : [])],
+    'img-src': ["'self'", 'data:', 'blob:'],
+    'font-src': ["'self'", 'data:', ...(css ? [css] : [])],
+    'connect-src': ["'self'"],
+    'frame-src': ['*', 'data:', 'blob:'],
+    'object-src': ["'none'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'self'"],
+  };
+}
+
 export function playerPage(model: PlayerPageModel): string {
   const multi = model.nav.order.length > 1;
   const windowed = model.launchType.startsWith('NEW_WINDOW');

@@ -9,11 +9,11 @@ const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
  * table of contents (or, for a one-AU course, ends the lesson and goes on to the link's redirectOnExitUrl at the top).
  * Not inside a player (a top-level window), it goes on to the redirectOnExitUrl itself, or says the course ended.
  */
-export function returnPage(target: string | null): string {
+export function returnPage(target: string | null, nonce: string): string {
   const title = 'You have left the course';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:4em auto;padding:0 1em;color:#222}h1{font-size:1.4em}</style>
-<script>(function () {
+<script nonce="${nonce}">(function () {
   var target = ${scriptJson(target)};
   function playerOf(w) { try { return w && w !== window && w.lcdsPlayer && typeof w.lcdsPlayer.auReturned === 'function' ? w.lcdsPlayer : null; } catch (e) { return null; } }
   var player = playerOf(window.parent) || playerOf(window.opener);

@@ -7,8 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { ContentStore, contentTypeFor, RangeNotSatisfiableError, segmentProblem } from '../../platform/storage/content-store';
 import { messagePage, PlayerError } from './player-errors';
-import { MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
-import { contentUrlOf, PLAYER_SCRIPT, playerPage } from './player-page';
+import { MEDIA_PAGE_POLICY, MEDIA_SCRIPT, mediaViewerPage, PDFJS_ASSETS } from './player-media';
+import { contentUrlOf, PLAYER_SCRIPT, playerPage, playerPagePolicy } from './player-page';
+import { pageHeaders, scriptNonce } from '../../platform/http/security-headers';
 import { PlayerService } from './player.service';
 import { PlayerCommitService } from './player-commit.service';
 import { PlayerLaunchService } from './player-launch.service';
@@ -72,7 +73,7 @@ export class PlayerController {
     await this.page(res, async () => {
       const model = await this.player.pageModel(token);
       res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Referrer-Policy', 'no-referrer');
+      pageHeaders(res, playerPagePolicy(model.cssUrl), 'any');
       res.type('html').send(playerPage(model));
     });
   }
@@ -101,7 +102,11 @@ export class PlayerController {
     await this.page(res, async () => {
       const target = await this.player.exitTarget(token);
       res.setHeader('Cache-Control', 'no-store');
-      if (req.headers['sec-fetch-dest'] !== 'document') res.type('html').send(returnPage(target));
+      if (req.headers['sec-fetch-dest'] !== 'document') {
+        const nonce = scriptNonce();
+        pageHeaders(res, { 'default-src': ["'none'"], 'script-src': [`'nonce-${nonce}'`], 'style-src': ["'unsafe-inline'"], 'base-uri': ["'none'"] }, 'any');
+        res.type('html').send(returnPage(target, nonce));
+      }
       else if (target) res.redirect(303, target);
       else res.type('html').send(messagePage('You have left the course', 'The course has ended. You may close this window.'));
     });
@@ -178,9 +183,10 @@ export class PlayerController {
   async mediaViewer(@Param('token') token: string, @Res() res: Response) {
     await this.page(res, async () => {
       const media = await this.player.mediaOf(token);
+      const nonce = scriptNonce();
       res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Referrer-Policy', 'no-referrer');
-      res.type('html').send(mediaViewerPage(media));
+      pageHeaders(res, MEDIA_PAGE_POLICY(nonce), 'self');
+      res.type('html').send(mediaViewerPage(media, nonce));
     });
   }
 

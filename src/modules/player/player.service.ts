@@ -16,7 +16,7 @@ import { buildNav, PlayerNav } from './player-nav';
 import { PlayerSessionEntity } from './player-session.entity';
 import { DEFAULT_PLAYER_UI, type PlayerUiSettings } from './player-ui';
 import { encodeToken, SessionClaims } from './player-tokens';
-import { aiccSessionId, sessionIdOfAiccSid } from './aicc-hacp';
+import { isAiccSessionId, sessionIdOfAiccSid } from './aicc-hacp';
 import { definitionOf, engineOf, hideLmsUiOf, invisibleOf, navOf, SequencingNav } from './player-sequencing';
 import { DEFAULT_CLIENT_SETTINGS, type PlayerClientSettings, sequencingDefinitionFor } from './tracking-rules';
 import { formatTracked, ScormVersion, trackedSeconds } from './scorm-runtime';
@@ -185,7 +185,7 @@ export class PlayerService {
     const id = sessionIdOfAiccSid(sid);
     const row = id ? await this.sessionRows.findOneBy({ id }) : null;
     if (!row || !row.usedAt || !row.settings?.activityId || row.expiresAt.getTime() <= Date.now()) return null;
-    if (aiccSessionId(this.keys, row.id, row.settings.activityId) !== sid.trim().toLowerCase()) return null;
+    if (!isAiccSessionId(this.keys, sid, row.id, row.settings.activityId)) return null;
     const session = row as LiveSession;
     const ctx = await this.sessions.sessionContext(session).catch((err: unknown) => {
       if (err instanceof PlayerError) return null;

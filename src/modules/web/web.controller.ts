@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { appHtml, WebApp, webBuildDir } from './web-build';
+import { pageHeaders } from '../../platform/http/security-headers';
 
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml', '.woff2': 'font/woff2' };
 
@@ -67,9 +68,12 @@ export class WebController {
     let html = this.html.get(app);
     if (!html) this.html.set(app, (html = appHtml(dir, app, this.basePath)));
     res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Content-Security-Policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'self'; base-uri 'self'");
+    // The console may not be framed by any page (clickjacking an operator); the report viewer by LCDS's own pages.
+    pageHeaders(
+      res,
+      { 'default-src': ["'self'"], 'script-src': ["'self'"], 'style-src': ["'self'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"], 'object-src': ["'none'"], 'base-uri': ["'self'"] },
+      app === 'console' ? 'none' : 'self',
+    );
     res.type('html').send(html);
   }
 }

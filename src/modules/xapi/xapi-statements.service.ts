@@ -1,3 +1,4 @@
+import { lrsStatementsStored } from '../../platform/metrics/metrics';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { EventBus, StatementsStored } from '../../platform/events';
@@ -142,6 +143,7 @@ export class XapiStatementsService {
   private store(appId: string, checked: Array<Record<string, Json>>, authority: Json, options: StoreOptions, defaultVersion: string): Promise<string[]> {
     // Two requests storing the same id at once: the loser's second run finds it stored (same content: nothing to do).
     // Nothing here changes `checked`: a second run starts again from what was sent (new ids for those without).
+    let stored = 0;
     return onceMoreIfRaced(() => this.dataSource.transaction(async (m) => {
       const ids = checked.filter((s) => s.id !== undefined).map((s) => s.id as string);
       const existing = ids.length > 0 ? await selectWhereIdIn<{ id: string; content_hash: string }>(m, 'id, content_hash', 'id', appId, ids) : [];
@@ -166,8 +168,13 @@ export class XapiStatementsService {
       for (const a of options.attachments ?? []) {
         if (!(await m.existsBy(XapiAttachmentEntity, { appId, sha2: a.sha2 }))) await m.insert(XapiAttachmentEntity, { appId, ...a });
       }
+      stored = fresh.length;
       return out;
-    }));
+    })).then((out) => {
+      // Counted once committed (a raced first run that rolled back is not).
+      if (stored > 0) lrsStatementsStored.inc(stored);
+      return out;
+    });
   }
 
   /** A statement by id; voided ones only with `voided: true`, non-voided ones only without it. */

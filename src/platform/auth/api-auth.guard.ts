@@ -1,9 +1,11 @@
+import { operationOf, type OperationTagged } from '../metrics/metrics';
 import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
+import { rateLimitHeaders, RateLimits } from '../http/rate-limits';
 import { ForbiddenError, NotFoundError } from '../http/domain-errors';
 import { AUTH_POLICY, AuthPolicy } from './authorize.decorator';
 import { Principal } from './principal';
@@ -42,9 +44,11 @@ export class ApiAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limits: RateLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    (context.switchToHttp().getRequest<Request>() as OperationTagged).lcdsOperation = operationOf(context.getHandler());
     const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
     if (!policy) {
       this.logger.error(`route ${context.getClass().name}.${context.getHandler().name} declares no authorization; refused`);
@@ -64,7 +68,16 @@ export class ApiAuthGuard implements CanActivate {
     await (scheme === 'bearer' ? this.bearer : this.basic).canActivate(context);
     const principal = req.user as Principal;
     this.authorize(policy, principal);
+    if (this.limits.enabled) await this.spend(principal, context.switchToHttp().getResponse<Response>());
     return true;
+  }
+
+  /** LCDS_RATE_LIMIT: a point of the application's budget and of the credential's; the headers tell the tighter. */
+  private async spend(principal: Principal, res: Response): Promise<void> {
+    const app = await this.limits.consume('api', principal.appId);
+    const credential = await this.limits.consume('apiCredential', `${principal.appId}:${principal.credentialId}`);
+    const tighter = app && credential ? (credential.remaining < app.remaining ? credential : app) : (app ?? credential);
+    if (tighter) for (const [name, value] of Object.entries(rateLimitHeaders(tighter))) res.setHeader(name, value);
   }
 
   private authorize(policy: AuthPolicy, principal: Principal): void {

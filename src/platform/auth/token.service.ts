@@ -44,14 +44,19 @@ interface JwtPayload {
 @Injectable()
 export class TokenService {
   private readonly jwt: JwtService;
+  /** Verifiers for tokens signed before a master key rotation (LCDS_PREVIOUS_MASTER_KEYS). */
+  private readonly previous: JwtService[];
   private static readonly ISSUER = 'lcds';
   private static readonly AUDIENCE = 'lcds-api-v2';
 
   constructor(keys: KeyRing, @Inject(APP_CONFIG) private readonly config: AppConfig) {
     // A KeyObject, not a Buffer: given a Buffer, jsonwebtoken first tries it as a public key on every call,
     // which throws and costs ~40x the HMAC itself (measured by bench/ping).
-    const secret = createSecretKey(keys.key('token-signing')) as unknown as Buffer;
-    this.jwt = new JwtService({ secret, signOptions: { algorithm: 'HS256' }, verifyOptions: { algorithms: ['HS256'] } });
+    const [current, ...previous] = keys.verificationKeys('token-signing').map(
+      (key) => new JwtService({ secret: createSecretKey(key) as unknown as Buffer, signOptions: { algorithm: 'HS256' }, verifyOptions: { algorithms: ['HS256'] } }),
+    );
+    this.jwt = current;
+    this.previous = previous;
   }
 
   get maxLifetimeSeconds(): number {
@@ -74,11 +79,20 @@ export class TokenService {
   }
 
   verify(token: string): TokenClaims {
-    let payload: JwtPayload;
-    try {
-      payload = this.jwt.verify<JwtPayload>(token, { issuer: TokenService.ISSUER, audience: TokenService.AUDIENCE });
-    } catch (err) {
-      const expired = err instanceof Error && err.name === 'TokenExpiredError';
+    let payload: JwtPayload | undefined;
+    let failure: unknown;
+    for (const jwt of [this.jwt, ...this.previous]) {
+      try {
+        payload = jwt.verify<JwtPayload>(token, { issuer: TokenService.ISSUER, audience: TokenService.AUDIENCE });
+        break;
+      } catch (err) {
+        failure ??= err;
+        // Only a signature made with another key is worth trying the previous keys for.
+        if (!(err instanceof Error && err.message === 'invalid signature')) break;
+      }
+    }
+    if (!payload) {
+      const expired = failure instanceof Error && failure.name === 'TokenExpiredError';
       throw new UnauthorizedError(expired ? 'Token expired.' : 'Invalid token.', 'Bearer error="invalid_token"');
     }
     return {

@@ -1,3 +1,4 @@
+import { rateLimitHeaders, TooManyRequestsError } from './rate-limits';
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -35,6 +36,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
 export function describeHttpError(exception: unknown, method: string, path: string, logger: Logger): { status: number; body: object; headers: Record<string, string> } {
   if (exception instanceof UnauthorizedError) {
     return { status: 401, body: { error: exception.message }, headers: exception.challenge ? { 'WWW-Authenticate': exception.challenge } : {} };
+  }
+  if (exception instanceof TooManyRequestsError) {
+    return { status: 429, body: { message: exception.message }, headers: { 'Retry-After': String(exception.state.resetSeconds), ...rateLimitHeaders(exception.state) } };
   }
   if (exception instanceof DomainError) {
     return { status: exception.status, body: { message: exception.message }, headers: {} };

@@ -1,3 +1,4 @@
+import { jobDuration, jobRuns } from '../metrics/metrics';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -82,7 +83,12 @@ export class JobExecutor {
 
   run(row: JobEntity, queue: RegisteredQueue): Promise<RunOutcome> {
     const controller = new AbortController();
-    const done = this.execute(row, queue, controller).finally(() => {
+    const timer = jobDuration.startTimer({ queue: row.queue });
+    const done = this.execute(row, queue, controller).then((outcome) => {
+      jobRuns.inc({ queue: row.queue, outcome: outcome.kind });
+      timer({ outcome: outcome.kind });
+      return outcome;
+    }).finally(() => {
       if (this.active.get(row.id)?.controller === controller) this.active.delete(row.id);
     });
     this.active.set(row.id, { controller, done });

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sealed } from '../../../platform/crypto/sealed';
 
 export type CredentialStatus = 'active' | 'disabled';
 
@@ -14,9 +15,11 @@ export class CredentialEntity {
   @Column({ type: 'varchar', length: 255 })
   name!: string;
 
+  @Sealed()
   @Column({ type: 'text' })
   secretSealed!: string;
 
+  @Sealed()
   @Column({ type: 'text' })
   pensSealed!: string;
 

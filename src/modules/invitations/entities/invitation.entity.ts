@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sealed } from '../../../platform/crypto/sealed';
 import { jsonColumn } from '../../../platform/database/column-transformers';
 import type { StoredPostBack } from '../../registrations/registration-types';
 
@@ -18,7 +19,7 @@ export class InvitationEntity {
   /** 0 = no cap. */
   @Column({ type: 'int' }) registrationCap!: number;
   @Column({ type: 'datetime', precision: 3, nullable: true }) expirationDate!: Date | null;
-  @Column({ type: 'text', nullable: true, transformer: jsonColumn }) postBack!: StoredPostBack | null;
+  @Sealed({ jsonField: 'sealedPassword' }) @Column({ type: 'text', nullable: true, transformer: jsonColumn }) postBack!: StoredPostBack | null;
   @Column({ type: 'text', nullable: true }) emailSubject!: string | null;
   @Column({ type: 'text', nullable: true }) emailBody!: string | null;
   @Column({ type: 'varchar', length: 320 }) creatingUserEmail!: string;

@@ -8,6 +8,8 @@ export const SCRIPT_COMMITS = String.raw`  function post(url, payload, keepalive
         // 400 and 410 end the session; so does a reason (a later launch of the registration took over).
         return r.json().then(null, function () { return null; }).then(function (body) {
           var e = new Error('HTTP ' + r.status); e.reason = body && body.reason;
+          // 429 (LCDS_RATE_LIMIT_PLAYER): try again when the server says.
+          if (r.status === 429) e.retryAfterMs = (Number(r.headers.get('retry-after')) || 1) * 1000;
           e.fatal = r.status === 400 || r.status === 410 || !!e.reason;
           throw e;
         });
@@ -32,7 +34,7 @@ export const SCRIPT_COMMITS = String.raw`  function post(url, payload, keepalive
       failures++;
       if (!pending) pending = p; // a newer commit supersedes this one (each carries the whole data model)
       if (failures >= Math.max(1, cfg.maxFailed)) show(T.saveFailing.replace('{n}', String(failures)), 'save');
-      setTimeout(flush, Math.min(15000, 500 * Math.pow(2, failures - 1)));
+      setTimeout(flush, Math.max((err && err.retryAfterMs) || 0, Math.min(15000, 500 * Math.pow(2, failures - 1))));
     });
   }
   /** adl.data: the stores the SCO may write (the server keeps them for the registration). */

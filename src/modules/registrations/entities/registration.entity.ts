@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sealed } from '../../../platform/crypto/sealed';
 import { jsonColumn } from '../../../platform/database/column-transformers';
 
 export type { StoredPostBack } from '../registration-types';
@@ -31,6 +32,7 @@ export class RegistrationEntity {
   @Column({ type: 'varchar', length: 64 })
   xapiRegistrationId!: string;
 
+  @Sealed({ jsonField: 'sealedPassword' })
   @Column({ type: 'text', nullable: true, transformer: jsonColumn })
   postBack!: StoredPostBack | null;
 

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sealed } from '../../../platform/crypto/sealed';
 
 export const XAPI_AUTH_TYPES = ['BASICAUTH', 'OAUTH'] as const;
 export type XapiAuthType = (typeof XAPI_AUTH_TYPES)[number];
@@ -21,6 +22,7 @@ export class XapiCredentialEntity {
   @Column({ type: 'text', nullable: true })
   info!: string | null;
 
+  @Sealed()
   @Column({ type: 'text' })
   secretSealed!: string;
 

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sealed } from '../../../platform/crypto/sealed';
 
 /**
  * A statement pipe: statements read from a source LRS are forwarded to a target LRS. The position (`moreUrl`,
@@ -20,6 +21,7 @@ export class XapiStatementPipeEntity {
   @Column({ type: 'varchar', length: 255, nullable: true })
   sourceUser!: string | null;
 
+  @Sealed()
   @Column({ type: 'text', nullable: true })
   sourcePasswordSealed!: string | null;
 
@@ -29,6 +31,7 @@ export class XapiStatementPipeEntity {
   @Column({ type: 'varchar', length: 255, nullable: true })
   targetUser!: string | null;
 
+  @Sealed()
   @Column({ type: 'text', nullable: true })
   targetPasswordSealed!: string | null;
 

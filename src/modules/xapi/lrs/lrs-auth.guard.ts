@@ -1,3 +1,4 @@
+import { rateLimitHeaders, RateLimits } from '../../../platform/http/rate-limits';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { APP_CONFIG } from '../../../config/config.module';
@@ -63,6 +64,7 @@ export class LrsAuthGuard implements CanActivate {
     private readonly oauth: LrsOAuthVerifier,
     private readonly verifier: CredentialVerifier,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly limits: RateLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -82,6 +84,8 @@ export class LrsAuthGuard implements CanActivate {
     if (!version) throw new InvalidInputError('The X-Experience-API-Version header is required (1.0.x or 2.0.x)');
     if (!SUPPORTED_VERSION.test(version)) throw new InvalidInputError(`X-Experience-API-Version ${version} is not supported; use 1.0.x or 2.0.x`);
     (req as Request & { lrs: LrsPrincipal }).lrs = { ...principal, version };
+    const budget = this.limits.enabled ? await this.limits.consume('lrs', appId) : null;
+    if (budget) for (const [name, value] of Object.entries(rateLimitHeaders(budget))) res.setHeader(name, value);
     return true;
   }
 
