@@ -109,33 +109,31 @@ describe('player: when the registration rolls up (PlayerRollupRuntimeAtScoUnload
   });
 
   describe('PlayerInvokeRollupAtSuspendAll (with PlayerRollupRuntimeAtScoUnload NO: the commits leave the rollup to the sequencer)', () => {
-    for (const [value, registration, org] of [
-      ['YES', 'COMPLETED PASSED', '1 COMPLETED PASSED 0.8'],
-      ['NO', 'INCOMPLETE UNKNOWN', '1 INCOMPLETE UNKNOWN'],
-    ] as const) {
-      it(`${value}: after Suspend All the registration is ${registration}; resumed and finished, it rolls up`, async () => {
-        const reg = await register(await coursePackage(COURSE), { PlayerRollupRuntimeAtScoUnload: 'NO', PlayerInvokeRollupAtSuspendAll: value });
-        const page = await open(reg);
-        const a = await deliveredFrame(page, 'a');
-        await reportData(page, a, { ...SCORED, 'cmi.exit': 'suspend' });
-        await click(page, 'Suspend');
-        await page.locator('#lcds-done').waitFor({ state: 'visible' });
-        expect(await status(reg)).toEqual({ registration, activities: { ORG: org, a: '1 COMPLETED PASSED 0.8', b: '0 UNKNOWN UNKNOWN' } });
-        await page.close();
+    it.each([
+      { value: 'YES', registration: 'COMPLETED PASSED', org: '1 COMPLETED PASSED 0.8' },
+      { value: 'NO', registration: 'INCOMPLETE UNKNOWN', org: '1 INCOMPLETE UNKNOWN' },
+    ])('$value: after Suspend All the registration is $registration; resumed and finished, it rolls up', async ({ value, registration, org }) => {
+      const reg = await register(await coursePackage(COURSE), { PlayerRollupRuntimeAtScoUnload: 'NO', PlayerInvokeRollupAtSuspendAll: value });
+      const page = await open(reg);
+      const a = await deliveredFrame(page, 'a');
+      await reportData(page, a, { ...SCORED, 'cmi.exit': 'suspend' });
+      await click(page, 'Suspend');
+      await page.locator('#lcds-done').waitFor({ state: 'visible' });
+      expect(await status(reg)).toEqual({ registration, activities: { ORG: org, a: '1 COMPLETED PASSED 0.8', b: '0 UNKNOWN UNKNOWN' } });
+      await page.close();
 
-        // The next launch resumes a; Continue ends its attempt (rollup), b runs, Exit ends the course.
-        const again = await open(reg);
-        const resumed = await deliveredFrame(again, 'a');
-        expect(await resumed.evaluate('API.GetValue("cmi.entry")')).toBe('resume');
-        await click(again, 'Continue');
-        const b = await deliveredFrame(again, 'b');
-        await reportData(again, b, { 'cmi.completion_status': 'completed' });
-        await click(again, 'Exit');
-        await again.locator('#lcds-done').waitFor({ state: 'visible' });
-        expect(await status(reg)).toEqual({ registration: 'COMPLETED PASSED', activities: { ORG: '1 COMPLETED PASSED 0.8', a: '1 COMPLETED PASSED 0.8', b: '1 COMPLETED PASSED' } });
-        await again.close();
-      });
-    }
+      // The next launch resumes a; Continue ends its attempt (rollup), b runs, Exit ends the course.
+      const again = await open(reg);
+      const resumed = await deliveredFrame(again, 'a');
+      expect(await resumed.evaluate('API.GetValue("cmi.entry")')).toBe('resume');
+      await click(again, 'Continue');
+      const b = await deliveredFrame(again, 'b');
+      await reportData(again, b, { 'cmi.completion_status': 'completed' });
+      await click(again, 'Exit');
+      await again.locator('#lcds-done').waitFor({ state: 'visible' });
+      expect(await status(reg)).toEqual({ registration: 'COMPLETED PASSED', activities: { ORG: '1 COMPLETED PASSED 0.8', a: '1 COMPLETED PASSED 0.8', b: '1 COMPLETED PASSED' } });
+      await again.close();
+    });
   });
 
   describe('PlayerAlwaysFlowToFirstSco on a course whose rules start nowhere (flow off at the root, choice on)', () => {
