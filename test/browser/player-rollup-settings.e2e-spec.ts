@@ -145,6 +145,18 @@ describe('player: when the registration rolls up (PlayerRollupRuntimeAtScoUnload
       await page.close();
     });
 
+    it('a course preview follows the course’s NO: the learner chooses there too', async () => {
+      const id = await register(await coursePackage(COURSE, CHOICE_ONLY), {});
+      const set = await call(`${s.api}/courses/${id}/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'PlayerAlwaysFlowToFirstSco', value: 'NO' }] } });
+      expect(set.status).toBe(204);
+      const r = await call(`${s.api}/courses/${id}/preview`, { method: 'POST', auth: app, json: {} });
+      const page = await openPage(context, r.body.launchLink as string);
+      await page.locator('#lcds-closed').filter({ hasText: 'Choose a lesson' }).waitFor({ state: 'visible' });
+      await page.locator('#lcds-toc .lcds-item[data-id="b"]').click();
+      await deliveredFrame(page, 'b');
+      await page.close();
+    });
+
     it('NO: nothing is delivered; the page asks the learner to choose, the API reports nothing reached; the chosen lesson runs', async () => {
       // With the other two NO as well: nothing the learner did not reach is reported at any point.
       const reg = await register(await coursePackage(COURSE, CHOICE_ONLY), { PlayerAlwaysFlowToFirstSco: 'NO', PlayerRollupRuntimeAtScoUnload: 'NO', PlayerInvokeRollupAtSuspendAll: 'NO' });

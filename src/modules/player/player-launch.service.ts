@@ -219,17 +219,33 @@ export class PlayerLaunchService {
     const version = await this.courses.findVersion(claims.app, target.courseId, target.version);
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this preview link has been deleted.');
     const standard = this.sessions.runtimeOf(version);
-    const engine = isSequenced(version) ? engineOf(definitionOf(version), null) : undefined;
-    const launchable = engine ? this.sessions.requireActivity(version, this.startDelivery(engine, issued.startSco) ?? undefined, true) : this.sessions.requireActivity(version, issued.startSco);
+    // The course (version) settings of how the player behaves apply as in a registration's launch; those of what
+    // is recorded have nothing to act on (no time limit: a preview's time is not counted).
+    const settingTarget = this.sessions.previewTarget(target, version);
+    const values = await this.settings.effective(claims.app, settingTarget, [...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
+    const explicit = await this.settings.explicit(claims.app, settingTarget, [...PLAYER_UI_SETTING_IDS, ...EXPLICIT_CLIENT_SETTING_IDS]);
+    const launchSettings = launchSettingsOf(values, standardVersion(version.learningStandard) ?? undefined);
+    const tracked = trackingRulesOf(values);
+    const engine = isSequenced(version) ? engineOf(sequencingDefinitionFor(definitionOf(version), tracked), null) : undefined;
+    const delivered = engine ? this.startDelivery(engine, issued.startSco, launchSettings.flowToFirstSco) : null;
+    const undelivered = !!engine && delivered === null && !launchSettings.flowToFirstSco && navOf(engine).choice.length > 0;
+    const launchable = engine && !undelivered ? this.sessions.requireActivity(version, delivered ?? undefined, true) : this.sessions.requireActivity(version, engine ? undefined : issued.startSco);
     const passing = passingOf(launchable);
+    const { timeLimit: _unused, ...exit } = launchSettings.exit;
     const settings: PlayerSessionSettings = {
       ...issued,
-      ui: playerUiOf(await this.settings.explicit(claims.app, this.sessions.previewTarget(target, version), PLAYER_UI_SETTING_IDS)),
+      redirectOnExitUrl: issued.redirectOnExitUrl || launchSettings.redirectOnExitUrl,
+      ui: playerUiOf(explicit),
       tracking: false,
       activityId: launchable.id,
       standard,
       ...(passing !== undefined ? { passing } : {}),
+      tracked,
+      client: clientSettingsOf(standard, values, explicit),
+      exit,
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix, seqState: serializeEngine(engine) } : {}),
+      ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
+      ...(undelivered ? { undelivered: true as const } : {}),
     };
     const now = new Date();
     if (version.learningStandard === 'CMI5') {
