@@ -91,8 +91,12 @@ describe('player: when the registration rolls up (PlayerRollupRuntimeAtScoUnload
       await page.close();
     });
 
-    it('SCORM 1.2, NO: LMSCommit leaves the course as it was; the SCO that finishes the one-SCO course rolls it up as the session ends', async () => {
-      const reg = await register(await scoPackage('1.2', 'API.LMSInitialize(""); window.ready = true; window.finish = function () { API.LMSFinish(""); };'), { PlayerRollupRuntimeAtScoUnload: 'NO' });
+    it('SCORM 1.2, NO: LMSCommit leaves the course as it was; the SCO that finishes the one-SCO course (its exit action sees it satisfied) rolls it up as the session ends', async () => {
+      const reg = await register(await scoPackage('1.2', 'API.LMSInitialize(""); window.ready = true; window.finish = function () { API.LMSFinish(""); };'), {
+        PlayerRollupRuntimeAtScoUnload: 'NO',
+        // The exit action sees the course as the rollup will leave it (satisfied: it leaves; not: this message).
+        PlayerFinalScoCourseNotSatisfiedNormalExitAction: 'DISPLAY_MESSAGE',
+      });
       const page = await open(reg);
       const frame = (await waitFor(async () => (await page.$('#lcds-sco'))?.contentFrame() ?? null, (f) => f !== null && /index\.html/.test(f.url())))!;
       await waitFor(() => frame.evaluate('window.ready === true').catch(() => false), (v) => v === true);

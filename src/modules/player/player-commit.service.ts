@@ -17,7 +17,7 @@ import { scorm12FinishedCmi } from './scorm12-finish';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, navOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { SequencingEngine } from '../sequencing/sequencing-engine';
 import { applyPretest, applyTrackingRules, changesState, DEFAULT_PERSIST_ATTEMPTS, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, type TrackedState } from './tracking-rules';
-import { activityStateOf, findActivity, FlatCmi, formatTracked, rollUp, rollUpTime, trackedSeconds } from './scorm-runtime';
+import { activityStateOf, findActivity, FlatCmi, formatTracked, rollUp, type RollupRules, rollUpTime, trackedSeconds } from './scorm-runtime';
 import type { CourseVersion } from '../courses/course-version';
 import { progressSummary } from '../registrations/registration-progress-events';
 
@@ -68,6 +68,13 @@ const treeColumns = (tree: ActivityResult) => ({
   scoreScaled: tree.score?.scaled ?? null,
   totalSeconds: trackedSeconds(tree.timeTracked),
 });
+
+/** The registration's status once the tree is rolled up (worked out on a copy: the stored tree waits for its rollup). */
+function courseOnceRolledUp(tree: ActivityResult, rules: RollupRules, activityId: string): { registrationCompletion: string; registrationSuccess: string } {
+  const copy = structuredClone(tree);
+  rollUp(copy, rules, activityId);
+  return { registrationCompletion: copy.activityCompletion, registrationSuccess: copy.activitySuccess };
+}
 
 /** The live sessions of commits (n of them) joined with the instances they write (tree and commit_seq); both stacks. */
 const commitContextSql = (n: number, instance = commitInstanceJoin('s')) => `SELECT s.id, s.app_id, s.registration_id, s.instance, s.launch_history_id, s.expires_at, s.used_at, s.settings,
@@ -216,9 +223,9 @@ export class PlayerCommitService {
         applied: true,
         activityCompletion: node.activityCompletion,
         activitySuccess: node.activitySuccess,
-        // The course's state after this commit: the page's exit actions depend on whether the course is satisfied.
-        registrationCompletion: completion,
-        registrationSuccess: tree.activitySuccess,
+        // The course's state after this commit: the page's exit actions depend on whether the course is satisfied
+        // (deferred rollup: as the rollup will leave it, SCORM 1.2's exit actions being decided now).
+        ...(deferred && !engine && s.exit?.actions ? courseOnceRolledUp(tree, rollupOf(session), s.activityId) : { registrationCompletion: completion, registrationSuccess: tree.activitySuccess }),
         ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine, s.ui?.lookahead) } : {}),
         // PlayerUseMeasureProgressBar: the page's progress bar shows the registration's completion amount.
         ...(s.ui?.measureProgressBar ? { progress: progressOf(tree) } : {}),
@@ -252,9 +259,11 @@ export class PlayerCommitService {
    * by it (suspend all with PlayerInvokeRollupAtSuspendAll NO: not), and stays as it left it.
    */
   private async endOfSession(token: string, pageSeq: number, activityId: string): Promise<{ applied: boolean }> {
-    for (let attempt = 0; attempt < DEFAULT_PERSIST_ATTEMPTS; attempt++) {
+    let attempts = 1;
+    for (let attempt = 0; attempt < attempts; attempt++) {
       const { session, inst } = await this.commitContext(token);
       const s = session.settings;
+      attempts = s.client?.persistAttempts ?? DEFAULT_PERSIST_ATTEMPTS;
       if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
       const seq = (s.seqBase ?? 0) + pageSeq;
       if (seq <= inst.commitSeq) return { applied: false };

@@ -188,7 +188,7 @@ export class PlayerLaunchService {
       ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
       ...(mediaOf(version) ? { media: launchSettings.media } : {}),
       ...(history ? { history } : {}),
-      ...(launchSettings.rollupAtScoUnload ? {} : { deferRollup: true as const }),
+      ...(launchSettings.rollupAtScoUnload || !version.learningStandard.startsWith('SCORM') ? {} : { deferRollup: true as const }),
       ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
       ...(undelivered ? { undelivered: true as const } : {}),
     };
