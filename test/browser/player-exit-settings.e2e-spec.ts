@@ -124,6 +124,22 @@ describe('player: exit settings (Player…ExitAction, PlayerLogoutCausesPlayerEx
     await second.close();
   });
 
+  it('a course preview follows the course’s exit settings as a launch does: GO_TO_NEXT_SCO launches the next SCO, RedirectOnExitUrl is where it ends', async () => {
+    await importCourse(s.api, app, 'exit-preview', { name: 'exit-preview.zip', data: await scoCourse('1.2', ['sco-1', 'sco-2']), type: 'application/zip' });
+    const target = `${s.baseUrl}/api/v2/ping?after=preview`;
+    await configure('courses/exit-preview', { PlayerIntermediateScoNotSatisfiedNormalExitAction: 'GO_TO_NEXT_SCO', RedirectOnExitUrl: target });
+    const r = await call(`${s.api}/courses/exit-preview/preview`, { method: 'POST', auth: app, json: {} });
+    expect(r.status).toBe(200);
+    const page = await openPage(context, r.body.launchLink as string);
+    await finish(await sco(page, 'sco-1'), 'incomplete', '');
+    await sco(page, 'sco-2');
+    // The last SCO, not satisfied, normal exit: EXIT_COURSE (the default), to the course's RedirectOnExitUrl.
+    await finish(await sco(page, 'sco-2'), 'incomplete', '');
+    await waitFor(() => Promise.resolve(page.url()), (u) => u === target);
+    expect(page.url()).toBe(target);
+    await page.close();
+  });
+
   it('the final SCO exiting, course not satisfied: time-out leaves by default, the registration’s DISPLAY_MESSAGE shows a message, EXIT_COURSE goes to the RedirectOnExitUrl setting', async () => {
     await createReg('ex-final', 'exit-reg');
     let page = await openPage(context, await link('ex-final', { startSco: 'sco-3' }));

@@ -98,6 +98,31 @@ describe('runtime commits at once', () => {
     }
   }, 120_000);
 
+  it('PlayerRollupRuntimeAtScoUnload NO: commits leave the registration as it was; the session’s end commit (end, no data model) rolls it up, in order like any commit; end must be a boolean', async () => {
+    const registrationId = 'deferred';
+    const open = async () => {
+      expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId, courseId: 'c2004', learner: { id: 'l-deferred' } } })).status).toBe(204);
+      const set = await call(`${s.api}/registrations/${registrationId}/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'PlayerRollupRuntimeAtScoUnload', value: 'NO' }] } });
+      expect(set.status).toBe(204);
+      const link = await call(`${s.api}/registrations/${registrationId}/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+      const res = await fetch(link.body.launchLink as string, { redirect: 'manual' });
+      return new URL(res.headers.get('location')!, s.baseUrl).toString();
+    };
+    const player = await open();
+    const post = async (body: unknown): Promise<Answer> => {
+      const r = await fetch(`${player}commit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as Answer['body'] };
+    };
+    expect(await post({ seq: 1, activityId: 'sco-1', cmi: { 'cmi.completion_status': 'completed', 'cmi.success_status': 'passed' }, final: true })).toMatchObject({ status: 200, body: { applied: true } });
+    expect((await progress(registrationId)).registrationCompletion).toBe('INCOMPLETE');
+    const bad = await post({ seq: 2, activityId: 'sco-1', end: 'yes' });
+    expect(bad).toEqual({ status: 400, body: expect.objectContaining({ message: expect.stringContaining('end must be a boolean') }) });
+    expect(await post({ seq: 2, activityId: 'sco-1', end: true })).toMatchObject({ status: 200, body: { applied: true } });
+    expect((await progress(registrationId)).registrationCompletion).toBe('COMPLETED');
+    // A retry (or an older commit) is acknowledged and ignored.
+    expect(await post({ seq: 2, activityId: 'sco-1', end: true })).toMatchObject({ status: 200, body: { applied: false } });
+  });
+
   it('applies a learner’s commits sent at once, out of order and twice, once each and never an older over a newer', async () => {
     const commit = await launch('jumbled');
     const order = [3, 1, 6, 2, 6, 4, 1, 5, 3];

@@ -40,6 +40,9 @@ export const LAUNCH_SETTING_IDS = [
   'MediaContentCompletionThreshold',
   'PDFContentPageDurationThreshold',
   'PlayerTimeLimit',
+  'PlayerRollupRuntimeAtScoUnload',
+  'PlayerInvokeRollupAtSuspendAll',
+  'PlayerAlwaysFlowToFirstSco',
 ];
 
 /** What the player page does when a SCO exits (kept with the session, handed to the page). */
@@ -65,6 +68,12 @@ export interface LaunchSettings {
   concurrent: { rows: number; force: boolean } | null;
   postbacksDuringSession: boolean;
   media: MediaThresholds;
+  /** PlayerRollupRuntimeAtScoUnload: a SCO's commits roll the registration up (NO: navigation requests and the session's end do). */
+  rollupAtScoUnload: boolean;
+  /** PlayerInvokeRollupAtSuspendAll (SCORM 2004): a suspend all runs the Overall Rollup Process. */
+  rollupAtSuspendAll: boolean;
+  /** PlayerAlwaysFlowToFirstSco (SCORM 2004): when the rules deliver nothing at start, the first activity a choice may select runs. */
+  flowToFirstSco: boolean;
 }
 
 const oneOf = <T extends string>(allowed: readonly T[], value: string | undefined, fallback: T): T => ((allowed as readonly string[]).includes(value ?? '') ? (value as T) : fallback);
@@ -95,6 +104,9 @@ export function launchSettingsOf(values: ReadonlyMap<string, string>, runtime?: 
     statements: on('GenerateTinCanLaunchStatements', true),
     concurrent: on('ConcurrentLaunchDetectionEnabled', true) ? { rows: Math.max(1, intOf(values.get('ConcurrentLaunchDetectionHistoryRows'), 5)), force: on('ForceExitConcurrentLaunches', false) } : null,
     postbacksDuringSession: on('ApiRollupRegistrationDuringSession', true),
+    rollupAtScoUnload: on('PlayerRollupRuntimeAtScoUnload', true),
+    rollupAtSuspendAll: on('PlayerInvokeRollupAtSuspendAll', true),
+    flowToFirstSco: on('PlayerAlwaysFlowToFirstSco', true),
     media: { completionPercent: Math.min(100, Math.max(0, intOf(values.get('MediaContentCompletionThreshold'), 95))), pdfPageSeconds: Math.max(0, intOf(values.get('PDFContentPageDurationThreshold'), 5)) },
   };
 }

@@ -18,7 +18,7 @@ import { scorm12FinishedCmi } from './scorm12-finish';
 import { applyEngine, cachedDefinition, definitionOf, engineOf, globalObjectivesOf, navOf, runtimeResultsOf, SequencingNav, serializeEngine } from './player-sequencing';
 import { SequencingEngine } from '../sequencing/sequencing-engine';
 import { applyPretest, applyTrackingRules, changesState, DEFAULT_PERSIST_ATTEMPTS, DEFAULT_TRACKING_RULES, ruledCmi, sequencingDefinitionFor, shareLearnerPreference, type TrackedState } from './tracking-rules';
-import { activityStateOf, findActivity, FlatCmi, formatTracked, rollUp, trackedSeconds } from './scorm-runtime';
+import { activityStateOf, findActivity, FlatCmi, formatTracked, rollUp, type RollupRules, rollUpTime, trackedSeconds } from './scorm-runtime';
 import type { CourseVersion } from '../courses/course-version';
 import { progressSummary } from '../registrations/registration-progress-events';
 
@@ -31,6 +31,11 @@ export interface CommitBody {
   initialized?: boolean;
   /** SCORM 2004 adl.data: the stores the SCO may write, by target id. */
   sharedData?: Record<string, unknown>;
+  /**
+   * The page's session ends with this commit, without a navigation request (PlayerRollupRuntimeAtScoUnload NO): it
+   * rolls the registration up. Without `cmi`: only that, from what the commits stored.
+   */
+  end?: boolean;
 }
 
 /** What the launch statements report of an activity (status, score, interactions): a commit that leaves it unchanged states nothing. */
@@ -53,6 +58,23 @@ function commitLines(history: HistoryCapture, body: CommitBody, activityId: stri
     text += historyLine('exit', `activity ${JSON.stringify(activityId)}${exit ? ` (exit ${JSON.stringify(exit)})` : ''}${body.initialized === false ? ', never initialized' : ''}: ${node.activityCompletion}/${node.activitySuccess}${score}, tracked ${node.timeTracked ?? ''}`, at);
   }
   return text;
+}
+
+/** What a commit stores of the registration's tree: the tree (as JSON) and its summary. */
+const treeColumns = (tree: ActivityResult) => ({
+  activityDetails: jsonColumn.to(tree) as string,
+  completion: tree.activityCompletion,
+  success: tree.activitySuccess,
+  completionAmount: tree.activityCompletion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
+  scoreScaled: tree.score?.scaled ?? null,
+  totalSeconds: trackedSeconds(tree.timeTracked),
+});
+
+/** The registration's status once the tree is rolled up (worked out on a copy: the stored tree waits for its rollup). */
+function courseOnceRolledUp(tree: ActivityResult, rules: RollupRules, activityId: string): { registrationCompletion: string; registrationSuccess: string } {
+  const copy = structuredClone(tree);
+  rollUp(copy, rules, activityId);
+  return { registrationCompletion: copy.activityCompletion, registrationSuccess: copy.activitySuccess };
 }
 
 /** The live sessions of commits (n of them) joined with the instances they write (tree and commit_seq); both stacks. */
@@ -116,6 +138,10 @@ export class PlayerCommitService {
     const s = session.settings;
     if (!Number.isSafeInteger(body.seq) || body.seq < 1) throw new PlayerError(400, 'Bad commit', 'seq must be a positive integer');
     if (body.activityId !== s.activityId) throw new PlayerError(400, 'Bad commit', 'activityId is not the activity of this session');
+    if (body.end !== undefined && typeof body.end !== 'boolean') throw new PlayerError(400, 'Bad commit', 'end must be a boolean');
+    // Nothing was delivered (PlayerAlwaysFlowToFirstSco NO): no SCO runs, nothing is recorded.
+    if (s.undelivered) return { applied: false };
+    if (body.end === true && body.cmi === undefined) return s.tracking ? this.endOfSession(token, body.seq, body.activityId) : { applied: false };
     if (typeof body.cmi !== 'object' || body.cmi === null || Array.isArray(body.cmi)) throw new PlayerError(400, 'Bad commit', 'cmi must be an object');
     if (body.sharedData !== undefined && (typeof body.sharedData !== 'object' || body.sharedData === null || Array.isArray(body.sharedData))) {
       throw new PlayerError(400, 'Bad commit', 'sharedData must be an object of adl.data stores by target id');
@@ -137,6 +163,9 @@ export class PlayerCommitService {
       // SCORM 1.2: a SCO that ran and finishes without a status is completed (scorm12-finish.ts).
       const cmi = body.final === true && body.initialized !== false && s.standard === '1.2' ? scorm12FinishedCmi(body.cmi) : body.cmi;
       const rules = s.tracked ?? DEFAULT_TRACKING_RULES;
+      // PlayerRollupRuntimeAtScoUnload NO: the activity's own status only; its ancestors at the next navigation
+      // request (switch of activity) or the session's end.
+      const deferred = s.deferRollup === true && body.end !== true;
       const ruled = changesState(s.standard, rules, node.activityCompletion);
       const state: TrackedState = ruled
         ? applyTrackingRules(s.standard, cmi, activityStateOf(s.standard, cmi, node.runtime, s.passing), rules, { completion: node.activityCompletion, success: node.activitySuccess }, s.passing)
@@ -172,14 +201,16 @@ export class PlayerCommitService {
         engine = engineOf(def, inst.sequencingState);
         const globalsBefore = JSON.stringify(engine.globalObjectives());
         // The attempt's duration (attemptAbsoluteDurationLimit): this session's time (earlier sessions of a resumed attempt are not counted).
-        engine.reportRuntime(s.activityId, runtimeResultsOf(ruled ? ruledCmi(body.cmi, state) : body.cmi, sessionSeconds));
+        engine.reportRuntime(s.activityId, runtimeResultsOf(ruled ? ruledCmi(body.cmi, state) : body.cmi, sessionSeconds), !deferred);
         if (body.sharedData) engine.writeSharedData(s.activityId, body.sharedData);
         applyEngine(tree, engine);
         seqState = serializeEngine(engine);
         if (JSON.stringify(engine.globalObjectives()) !== globalsBefore) globalObjectives = globalObjectivesOf(engine);
       } else {
         if (rules.firstScoIsPretest && s.standard === '1.2') applyPretest(tree, s.activityId);
-        rollUp(tree, rollupOf(session), s.activityId);
+        // Deferred: the course's time only (PlayerTimeLimit and the launch history count it).
+        if (deferred) rollUpTime(tree);
+        else rollUp(tree, rollupOf(session), s.activityId);
       }
       const completion = tree.activityCompletion;
       // The xAPI statements of this commit (ADL SCORM profile), stored in its transaction: only when the commit changed
@@ -196,20 +227,15 @@ export class PlayerCommitService {
         applied: true,
         activityCompletion: node.activityCompletion,
         activitySuccess: node.activitySuccess,
-        // The course's state after this commit: the page's exit actions depend on whether the course is satisfied.
-        registrationCompletion: completion,
-        registrationSuccess: tree.activitySuccess,
+        // The course's state after this commit: the page's exit actions depend on whether the course is satisfied
+        // (deferred rollup: as the rollup will leave it, SCORM 1.2's exit actions being decided now).
+        ...(deferred && !engine && s.exit?.actions ? courseOnceRolledUp(tree, rollupOf(session), s.activityId) : { registrationCompletion: completion, registrationSuccess: tree.activitySuccess }),
         ...(engine && seqState !== inst.sequencingState ? { nav: navOf(engine, s.ui?.lookahead) } : {}),
         // PlayerUseMeasureProgressBar: the page's progress bar shows the registration's completion amount.
         ...(s.ui?.measureProgressBar ? { progress: progressOf(tree) } : {}),
       };
       const applied = await this.commitStore.store(where, inst.commitSeq, {
-        activityDetails: jsonColumn.to(tree) as string,
-        completion,
-        success: tree.activitySuccess,
-        completionAmount: completion === 'COMPLETED' ? 1 : (tree.completionAmount?.scaled ?? 0),
-        scoreScaled: tree.score?.scaled ?? null,
-        totalSeconds: trackedSeconds(tree.timeTracked),
+        ...treeColumns(tree),
         suspendedActivityId: state.suspended ? s.activityId : null,
         commitSeq: seq,
         launchHistoryId: session.launchHistoryId,
@@ -226,6 +252,47 @@ export class PlayerCommitService {
       // resolved the postback target (postbacks undefined) let schedule() find out.
       if (s.postbacks !== false && (!s.postbacksAtExit || body.final === true)) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
       return answer;
+    }
+    throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
+  }
+
+  /**
+   * PlayerRollupRuntimeAtScoUnload NO: the page's last word when its session ends without a navigation request (the
+   * learner left, the one SCO finished): the registration is rolled up from what the commits stored, as a
+   * navigation request would have. A session that a navigation request ended (exit all, suspend all) was rolled up
+   * by it (suspend all with PlayerInvokeRollupAtSuspendAll NO: not), and stays as it left it.
+   */
+  private async endOfSession(token: string, pageSeq: number, activityId: string): Promise<{ applied: boolean }> {
+    let attempts = 1;
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const { session, inst } = await this.commitContext(token);
+      const s = session.settings;
+      attempts = s.client?.persistAttempts ?? DEFAULT_PERSIST_ATTEMPTS;
+      if (!inst || !inst.activityDetails) throw new PlayerError(410, 'This session has ended', 'The registration no longer exists.');
+      const seq = (s.seqBase ?? 0) + pageSeq;
+      if (seq <= inst.commitSeq) return { applied: false };
+      const tree = inst.activityDetails;
+      const progressBefore = progressSummary(tree);
+      let seqState: string | undefined;
+      if (s.sequenced && inst.sequencingState) {
+        const engine = engineOf(sequencingDefinitionFor((s.seqKey ? cachedDefinition(s.seqKey) : undefined) ?? definitionOf(await this.sequencedVersion(session)), s.tracked ?? DEFAULT_TRACKING_RULES), inst.sequencingState);
+        if (engine.currentActivity === activityId && engine.status(activityId).active) engine.rollUp(activityId);
+        applyEngine(tree, engine);
+        seqState = serializeEngine(engine);
+      } else rollUp(tree, rollupOf(session), activityId);
+      const applied = await this.commitStore.store({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }, inst.commitSeq, {
+        ...treeColumns(tree),
+        suspendedActivityId: findActivity(tree, activityId)?.suspended ? activityId : null,
+        commitSeq: seq,
+        launchHistoryId: session.launchHistoryId,
+        launchSeconds: Math.max(0, trackedSeconds(tree.timeTracked) - (s.launchBaseSeconds ?? 0)),
+        final: false,
+        ...(seqState !== undefined ? { sequencingState: seqState } : {}),
+        progressBefore,
+      });
+      if (!applied) continue;
+      if (s.postbacks !== false) await this.postbacks.schedule(session.appId, session.registrationId, session.instance, s.postbacks === true);
+      return { applied: true };
     }
     throw new PlayerError(409, 'Busy', 'The registration is being updated by another session; retry');
   }

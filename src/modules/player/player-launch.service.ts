@@ -92,22 +92,26 @@ export class PlayerLaunchService {
     const tracked = trackingRulesOf(values);
     // SCORM 2004: the sequencing engine decides what the session starts with (resume all after suspend all, else start).
     const sequenced = isSequenced(version);
+    const launchSettings = launchSettingsOf(values, standardVersion(version.learningStandard) ?? undefined);
     let engine: SequencingEngine | undefined;
     let resumed: string | undefined;
     let launchable: LaunchableActivity;
+    // PlayerAlwaysFlowToFirstSco NO: the rules delivered nothing; the learner chooses from the table of contents.
+    let undelivered = false;
     if (sequenced) {
       const where = { appId: claims.app, registrationId: claims.reg, instance: claims.inst };
       engine = engineOf(sequencingDefinitionFor(definitionOf(version), tracked), await this.progress.sequencingStateOf(where), await this.progress.priorGlobals(where));
       resumed = engine.suspendedActivity;
-      launchable = this.sessions.requireActivity(version, this.startDelivery(engine, claims.startSco) ?? undefined, true);
-      if (engine.suspendedActivity !== undefined || resumed !== launchable.id) resumed = undefined;
+      const delivered = this.startDelivery(engine, claims.startSco, launchSettings.flowToFirstSco);
+      undelivered = delivered === null && !launchSettings.flowToFirstSco && navOf(engine).choice.length > 0;
+      launchable = undelivered ? this.sessions.requireActivity(version) : this.sessions.requireActivity(version, delivered ?? undefined, true);
+      if (undelivered || engine.suspendedActivity !== undefined || resumed !== launchable.id) resumed = undefined;
     } else launchable = this.sessions.requireActivity(version, claims.startSco ?? inst.suspendedActivityId ?? undefined);
 
     const rollup = rollupRulesOf(scormVersion, values);
     const resetRuntime = resetsRuntimeData(version.learningStandard, mediaOf(version) !== null) ? resetTimingOf(values) : undefined;
     const noCredit = launchesAsNoCredit(version.learningStandard, values, inst);
     const history = claims.tracking ? historyCaptureOf(values) : undefined;
-    const launchSettings = launchSettingsOf(values, standardVersion(version.learningStandard) ?? undefined);
     const timeLimit = claims.tracking ? launchSettings.exit.timeLimit : undefined;
     if (timeLimit && (await this.progress.timeSpent({ appId: claims.app, registrationId: reg.id, instance: inst.instance })) >= timeLimit) {
       throw new PlayerError(403, 'The time for this course has run out', `This course may be taken for ${Math.round(timeLimit / 60)} minutes in all, and that time has been spent.`);
@@ -140,7 +144,7 @@ export class PlayerLaunchService {
       // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
       // and the launch history's.
       const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
-      const firstLine = history?.control ? launchLine(history, version, reg, launchable, node, engine !== undefined, now) : null;
+      const firstLine = !history?.control ? null : undelivered ? historyLine('launch', 'nothing delivered at start (PlayerAlwaysFlowToFirstSco NO): the learner chooses from the table of contents', now) : launchLine(history, version, reg, launchable, node, engine !== undefined, now);
       await this.progress.startLaunch(
         { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
         { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
@@ -184,6 +188,9 @@ export class PlayerLaunchService {
       ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
       ...(mediaOf(version) ? { media: launchSettings.media } : {}),
       ...(history ? { history } : {}),
+      ...(launchSettings.rollupAtScoUnload || !version.learningStandard.startsWith('SCORM') ? {} : { deferRollup: true as const }),
+      ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
+      ...(undelivered ? { undelivered: true as const } : {}),
     };
     if (cmi5) {
       const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
@@ -191,7 +198,7 @@ export class PlayerLaunchService {
     }
     const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
     if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
-    if (statements && !cmi5) {
+    if (statements && !cmi5 && !undelivered) {
       await this.launchStatements.launched({
         appId: claims.app,
         registrationId: claims.reg,
@@ -212,17 +219,33 @@ export class PlayerLaunchService {
     const version = await this.courses.findVersion(claims.app, target.courseId, target.version);
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this preview link has been deleted.');
     const standard = this.sessions.runtimeOf(version);
-    const engine = isSequenced(version) ? engineOf(definitionOf(version), null) : undefined;
-    const launchable = engine ? this.sessions.requireActivity(version, this.startDelivery(engine, issued.startSco) ?? undefined, true) : this.sessions.requireActivity(version, issued.startSco);
+    // The course (version) settings of how the player behaves apply as in a registration's launch; those of what
+    // is recorded have nothing to act on (no time limit: a preview's time is not counted).
+    const settingTarget = this.sessions.previewTarget(target, version);
+    const values = await this.settings.effective(claims.app, settingTarget, [...TRACKING_SETTING_IDS, ...CLIENT_SETTING_IDS, ...LAUNCH_SETTING_IDS]);
+    const explicit = await this.settings.explicit(claims.app, settingTarget, [...PLAYER_UI_SETTING_IDS, ...EXPLICIT_CLIENT_SETTING_IDS]);
+    const launchSettings = launchSettingsOf(values, standardVersion(version.learningStandard) ?? undefined);
+    const tracked = trackingRulesOf(values);
+    const engine = isSequenced(version) ? engineOf(sequencingDefinitionFor(definitionOf(version), tracked), null) : undefined;
+    const delivered = engine ? this.startDelivery(engine, issued.startSco, launchSettings.flowToFirstSco) : null;
+    const undelivered = !!engine && delivered === null && !launchSettings.flowToFirstSco && navOf(engine).choice.length > 0;
+    const launchable = engine && !undelivered ? this.sessions.requireActivity(version, delivered ?? undefined, true) : this.sessions.requireActivity(version, engine ? undefined : issued.startSco);
     const passing = passingOf(launchable);
+    const { timeLimit: _unused, ...exit } = launchSettings.exit;
     const settings: PlayerSessionSettings = {
       ...issued,
-      ui: playerUiOf(await this.settings.explicit(claims.app, this.sessions.previewTarget(target, version), PLAYER_UI_SETTING_IDS)),
+      redirectOnExitUrl: issued.redirectOnExitUrl || launchSettings.redirectOnExitUrl,
+      ui: playerUiOf(explicit),
       tracking: false,
       activityId: launchable.id,
       standard,
       ...(passing !== undefined ? { passing } : {}),
+      tracked,
+      client: clientSettingsOf(standard, values, explicit),
+      exit,
       ...(engine ? { sequenced: true, seqKey: version.contentPrefix, seqState: serializeEngine(engine) } : {}),
+      ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
+      ...(undelivered ? { undelivered: true as const } : {}),
     };
     const now = new Date();
     if (version.learningStandard === 'CMI5') {
@@ -252,9 +275,10 @@ export class PlayerLaunchService {
   /**
    * The activity a launch delivers: the current one when the last session was left without a navigation request
    * (the tab closed), resume all after suspend all, else start (or the link's startSco as a choice); when the rules
-   * deliver nothing (flow off at the root), the first activity a choice may select, as if the learner picked it.
+   * deliver nothing (flow off at the root), the first activity a choice may select, as if the learner picked it
+   * (PlayerAlwaysFlowToFirstSco YES; NO: nothing, and the learner chooses).
    */
-  private startDelivery(engine: SequencingEngine, startSco?: string): string | null {
+  private startDelivery(engine: SequencingEngine, startSco?: string, flowToFirstSco = true): string | null {
     const cur = engine.currentActivity;
     if (cur !== undefined && engine.status(cur).active && !engine.definition.activities[cur]?.children.length) return cur;
     const tries: NavigationRequest[] = [];
@@ -265,6 +289,7 @@ export class PlayerLaunchService {
       const res = engine.navigate(r);
       if (res.deliver) return res.deliver;
     }
+    if (!flowToFirstSco) return null;
     const first = navOf(engine).choice[0];
     return first !== undefined ? (engine.navigate({ type: 'choice', target: first }).deliver ?? null) : null;
   }

@@ -64,6 +64,7 @@ export class PlayerNavigationService {
       const ctx = await this.sessions.sessionContext(session);
       const def = sequencingDefinitionFor(definitionOf(ctx.version), s.tracked);
       const engine = engineOf(def, s.tracking ? await this.progress.sequencingStateOf(where) : s.seqState);
+      if (s.noSuspendAllRollup) engine.rollupAtSuspendAll = false;
       const suspended = engine.suspendedActivity;
       const cur0 = engine.currentActivity;
       // PlayerForceDisableRootChoice: the root may not be chosen (a fresh attempt on the whole course).
@@ -110,6 +111,7 @@ export class PlayerNavigationService {
       if (launchable) {
         settings.activityId = launchable.id;
         delete settings.resumed;
+        delete settings.undelivered;
         // The current activity again after a refused request: its SCO resumes where it was (same attempt).
         if ((req.type === 'resumeAll' && suspended === launchable.id) || (result.error && launchable.id === cur0)) settings.resumed = launchable.id;
         delete settings.passing;

@@ -54,7 +54,11 @@ export function playerPage(model: PlayerPageModel): string {
   const layout = layoutOf(model, multi);
   const config = {
     version: model.version,
-    activityId: model.activityId,
+    // PlayerAlwaysFlowToFirstSco NO: nothing was delivered (the learner chooses; no SCO runs until then).
+    activityId: model.undelivered ? null : model.activityId,
+    undelivered: model.undelivered === true,
+    // PlayerRollupRuntimeAtScoUnload NO: the page tells the server when its session ends (the registration rolls up then).
+    deferRollup: model.deferRollup === true,
     title: model.title,
     contentUrl: model.media ? MEDIA_VIEWER_URL : contentUrlOf(model.contentHref),
     launchType: model.launchType,
@@ -146,7 +150,9 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
     model.ui.required ? `<div id="lcds-size" role="status" hidden><span id="lcds-size-text"></span>${model.ui.required.fullScreen ? ` ${button('lcds-fullscreen', t.fullScreen)}` : ''}</div>` : ''
   }
 <div id="lcds-done"><h1>${escapeHtml(t.doneTitle)}</h1><p id="lcds-done-text">${escapeHtml(t.doneText)}</p></div>
-${navHtml}${layout.closeItem ? `<div id="lcds-closed" role="status" hidden>${escapeHtml(t.closedText)}</div>` : ''}<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
+${navHtml}${
+    model.undelivered ? `<div id="lcds-closed" role="status">${escapeHtml(t.chooseText)}</div>` : layout.closeItem ? `<div id="lcds-closed" role="status" hidden>${escapeHtml(t.closedText)}</div>` : ''
+  }<iframe id="lcds-sco" title="${escapeHtml(model.title)}"></iframe>${
     windowed
       ? `<div id="lcds-elsewhere"><h1 id="lcds-elsewhere-title">${escapeHtml(afterClick ? t.readyTitle : t.elsewhereTitle)}</h1>
 <p id="lcds-elsewhere-text">${escapeHtml(afterClick ? t.readyText : t.elsewhereText)}</p>

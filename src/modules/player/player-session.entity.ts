@@ -76,6 +76,18 @@ export interface PlayerSessionSettings {
   media?: MediaThresholds;
   /** A later launch of the registration took over (concurrent launch detection); `force`: this one is ended. */
   superseded?: { force: boolean };
+  /**
+   * Set at launch: PlayerRollupRuntimeAtScoUnload is NO: commits do not roll the registration up; navigation
+   * requests do, and the page's end-of-session commit (`end`).
+   */
+  deferRollup?: true;
+  /** Set at launch: PlayerInvokeRollupAtSuspendAll is NO (SCORM 2004): a suspend all runs no rollup. */
+  noSuspendAllRollup?: true;
+  /**
+   * PlayerAlwaysFlowToFirstSco NO: the rules delivered nothing at start; the page shows the table of contents and
+   * asks the learner to choose (`activityId` names the first launchable, which nothing runs or records).
+   */
+  undelivered?: true;
 }
 
 /** One launch link (id = the token id) and, once used, the player session it opened. */

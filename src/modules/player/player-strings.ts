@@ -34,6 +34,8 @@ export interface PlayerStrings {
   /** PlayerShowCloseItem: the button that closes the current lesson, and what the page says after. */
   close: string;
   closedText: string;
+  /** PlayerAlwaysFlowToFirstSco NO: the course's rules start nowhere; the learner chooses. */
+  chooseText: string;
   /** PlayerShowProgressBar: the progress bar's label. */
   progress: string;
   /** PlayerRequiredWidth/Height: `{w}`×`{h}` needed, `{cw}`×`{ch}` now. */
@@ -78,6 +80,7 @@ const EN: PlayerStrings = {
   helpText: 'Continue and Previous move through the course; pick a lesson in the table of contents to go to it. Exit leaves the course (your progress is saved); Suspend leaves it so that you resume where you were next time.',
   close: 'Close lesson',
   closedText: 'This lesson is closed. Choose where to go next.',
+  chooseText: 'Choose a lesson in the table of contents to begin.',
   progress: 'Course progress',
   tooSmall: 'This course needs a window of at least {w} × {h} pixels (yours is {cw} × {ch}). Please enlarge the window.',
   needsFullScreen: 'This course must run full screen.',
@@ -117,6 +120,7 @@ const FR: PlayerStrings = {
   helpText: 'Continuer et Précédent parcourent le cours ; choisissez une leçon dans la table des matières pour y aller. Quitter ferme le cours (votre progression est enregistrée) ; Suspendre le ferme pour reprendre au même endroit la prochaine fois.',
   close: 'Fermer la leçon',
   closedText: 'Cette leçon est fermée. Choisissez la suite.',
+  chooseText: 'Choisissez une leçon dans la table des matières pour commencer.',
   progress: 'Progression du cours',
   tooSmall: 'Ce cours demande une fenêtre d’au moins {w} × {h} pixels (la vôtre fait {cw} × {ch}). Agrandissez la fenêtre.',
   needsFullScreen: 'Ce cours doit être affiché en plein écran.',
@@ -156,6 +160,7 @@ const DE: PlayerStrings = {
   helpText: 'Mit Weiter und Zurück gehen Sie durch den Kurs; wählen Sie eine Lektion im Inhaltsverzeichnis, um dorthin zu springen. Beenden verlässt den Kurs (Ihr Fortschritt wird gespeichert); Unterbrechen verlässt ihn, damit Sie nächstes Mal an derselben Stelle weitermachen.',
   close: 'Lektion schließen',
   closedText: 'Diese Lektion ist geschlossen. Wählen Sie, wie es weitergeht.',
+  chooseText: 'Wählen Sie eine Lektion im Inhaltsverzeichnis, um zu beginnen.',
   progress: 'Kursfortschritt',
   tooSmall: 'Dieser Kurs braucht ein Fenster von mindestens {w} × {h} Pixeln (Ihres hat {cw} × {ch}). Bitte vergrößern Sie das Fenster.',
   needsFullScreen: 'Dieser Kurs muss im Vollbild laufen.',
@@ -195,6 +200,7 @@ const ES: PlayerStrings = {
   helpText: 'Continuar y Anterior recorren el curso; elija una lección en el índice para ir a ella. Salir cierra el curso (su progreso se guarda); Suspender lo cierra para continuar donde estaba la próxima vez.',
   close: 'Cerrar la lección',
   closedText: 'Esta lección está cerrada. Elija cómo continuar.',
+  chooseText: 'Elija una lección en el índice para empezar.',
   progress: 'Progreso del curso',
   tooSmall: 'Este curso necesita una ventana de al menos {w} × {h} píxeles (la suya mide {cw} × {ch}). Amplíe la ventana.',
   needsFullScreen: 'Este curso debe verse a pantalla completa.',

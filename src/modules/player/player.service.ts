@@ -48,6 +48,10 @@ export interface PlayerPageModel extends ActivityLaunch {
   seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
   /** Launches that capture the runtime in their history log: the page records the SCO's API calls at this level. */
   history?: { level: HistoryLevel; timings: boolean };
+  /** PlayerAlwaysFlowToFirstSco NO and the rules delivered nothing: the page runs no SCO and asks the learner to choose. */
+  undelivered?: boolean;
+  /** PlayerRollupRuntimeAtScoUnload NO: the page's session end rolls the registration up (its commits do not). */
+  deferRollup?: boolean;
 }
 
 /** Most lines of one batch of the player page's runtime log. */
@@ -95,6 +99,8 @@ export class PlayerService {
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
       ...(engine && def ? { seq: { nav: navOf(engine, s.ui?.lookahead), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
+      ...(s.undelivered ? { undelivered: true } : {}),
+      ...(s.deferRollup && s.tracking ? { deferRollup: true } : {}),
     };
   }
 

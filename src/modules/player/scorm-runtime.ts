@@ -318,6 +318,17 @@ export type RollupFunction = (root: ActivityResult, rules: RollupRules, currentI
 /** The rollup of a launch; the SCORM 2004 sequencer can replace `simple` here. */
 export const rollUp: RollupFunction = (root, rules, currentId) => (rules.kind === 'units' ? unitsRollUp(root, rules, currentId) : simpleRollUp(root, rules));
 
+/**
+ * The time tracked up the tree alone (PlayerRollupRuntimeAtScoUnload NO: commits leave the aggregations' status and
+ * score to the next rollup, but the course's time, which PlayerTimeLimit and the launch history count, stays current).
+ */
+export function rollUpTime(node: ActivityResult): void {
+  const kids = node.children ?? [];
+  if (!kids.length) return;
+  for (const k of kids) rollUpTime(k);
+  node.timeTracked = formatTracked(kids.reduce((a, k) => a + trackedSeconds(k.timeTracked), 0));
+}
+
 /** Averages to 7 decimals: 0.7, not 0.6999999999999998. */
 const roundScore = (x: number): number => Math.round(x * 1e7) / 1e7;
 

@@ -95,6 +95,8 @@ export function parseNavigationRequest(value: string): NavigationRequest | undef
 
 export class SequencingEngine {
   private tree: ActivityTree;
+  /** PlayerInvokeRollupAtSuspendAll: a suspend all applies the Overall Rollup Process to the current activity (the book's TB.2.3); false: it does not. */
+  rollupAtSuspendAll = true;
 
   private constructor(
     readonly definition: SequencingDefinition,
@@ -173,7 +175,7 @@ export class SequencingEngine {
 
   /** OP.1; a `trial` only finds out what would be delivered (it stops before DB.2, which only sets up the delivery and cannot fail). */
   private run(req: NavigationRequest, trial = false): NavigationResult {
-    const p = new SequencingProcesses(this.tree);
+    const p = new SequencingProcesses(this.tree, this.rollupAtSuspendAll);
     try {
       const nav = p.navigationRequest(req); // NB.2.1
       let seq = nav.sequencing;
@@ -220,9 +222,11 @@ export class SequencingEngine {
   /**
    * The run-time data of the delivered SCO, mapped to the tracking model (SCORM RTE book 4.2, SN book 4.2.1):
    * completion/success status, score, progress measure (with the completion threshold), objectives by id, and
-   * suspension (cmi.exit "suspend"). Rollup runs so that status queries and the table of contents see it at once.
+   * suspension (cmi.exit "suspend"). Rollup runs so that status queries and the table of contents see it at once;
+   * with `rollup` false (PlayerRollupRuntimeAtScoUnload NO) the activity's ancestors are left as the last rollup
+   * left them, until rollUp() or the next navigation request (the End Attempt Process rolls up).
    */
-  reportRuntime(activityId: string, r: RuntimeResults): void {
+  reportRuntime(activityId: string, r: RuntimeResults, rollup = true): void {
     const t = this.tree;
     if (!t.has(activityId)) return;
     const a = t.a(activityId);
@@ -284,7 +288,12 @@ export class SequencingEngine {
       if (o.scoreMax !== undefined) patch.maxScore = o.scoreMax;
       t.writeObjective(activityId, def, patch);
     }
-    t.overallRollup(activityId);
+    if (rollup) t.overallRollup(activityId);
+  }
+
+  /** The Overall Rollup Process from an activity (its ancestors' status from what it and its siblings hold now). */
+  rollUp(activityId: string): void {
+    if (this.tree.has(activityId)) this.tree.overallRollup(activityId);
   }
 
   /**

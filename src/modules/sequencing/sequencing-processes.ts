@@ -46,7 +46,14 @@ function drawnEachAttempt(def: SequencingDefinition): string[] {
 }
 
 export class SequencingProcesses {
-  constructor(private readonly t: ActivityTree) {}
+  /**
+   * `rollupAtSuspendAll` false (PlayerInvokeRollupAtSuspendAll NO): a suspend all does not apply the Overall Rollup
+   * Process to the current activity (TB.2.3); its ancestors keep the status of the last rollup.
+   */
+  constructor(
+    private readonly t: ActivityTree,
+    private readonly rollupAtSuspendAll = true,
+  ) {}
 
   private get current(): string | undefined {
     return this.t.state.currentActivity;
@@ -175,7 +182,7 @@ export class SequencingProcesses {
       case 'suspendAll': {
         let suspended: string;
         if (t.s(cur).isActive || t.s(cur).isSuspended) {
-          t.overallRollup(cur);
+          if (this.rollupAtSuspendAll) t.overallRollup(cur);
           suspended = cur;
         } else {
           const p = t.parent(cur);

@@ -1,5 +1,16 @@
 /** Part of the player page's script (PLAYER_SCRIPT in player-page.ts, one function scope): commits: the SCORM API (scorm-again) and its commits to the server (sequence numbers, retries, keepalive at unload). */
-export const SCRIPT_COMMITS = String.raw`  function post(url, payload, keepalive) {
+export const SCRIPT_COMMITS = String.raw`  // PlayerRollupRuntimeAtScoUnload NO: the commits do not roll the registration up; the page's session end does
+  // (endSent: it was said; navEnded: a navigation request ended the session, and rolled up as the rules say).
+  var endSent = false, navEnded = false;
+  /** Marks a commit as the session's last (deferred rollup): the server rolls the registration up with it. */
+  function ending(payload) { if (cfg.deferRollup && !navEnded) { payload.end = true; endSent = true; } return payload; }
+  /** Deferred rollup: the session ends with everything saved; the server rolls the registration up from it. */
+  function endCommit() {
+    if (!cfg.deferRollup || !cfg.tracking || endSent || navEnded || fatal || current.activityId === null) return;
+    endSent = true;
+    post(cfg.commitUrl, { seq: ++seq, activityId: current.activityId, end: true }, true).catch(function () {});
+  }
+  function post(url, payload, keepalive) {
     // PreferSendBeacon: an unloading page's commits go by sendBeacon (text/plain: no preflight; the server reads it as JSON).
     if (keepalive && cfg.beacon && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([JSON.stringify(payload)], { type: 'text/plain' }))) return Promise.resolve({});
     return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload), keepalive: !!keepalive, credentials: 'same-origin', cache: 'no-store' })

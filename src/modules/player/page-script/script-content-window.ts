@@ -115,11 +115,12 @@ export const SCRIPT_CONTENT_WINDOW = String.raw`  // ---- where the content runs
     if (!finished && !terminated && cfg.tracking) {
       var payload = withShared(api, { seq: ++seq, activityId: current.activityId, cmi: snapshot(api, null), final: true, initialized: api.currentState > 0 });
       if (pending) pending = null;
-      post(cfg.commitUrl, payload, true).catch(function () {});
-    } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, p, true).catch(function () {}); }
+      post(cfg.commitUrl, ending(payload), true).catch(function () {});
+    } else if (pending) { var p = pending; pending = null; post(cfg.commitUrl, ending(p), true).catch(function () {}); }
     // A commit still on its way without keepalive (the SCO's last one, sent as it terminated) may be cut off with
     // the page: send it again with keepalive (the server applies a sequence number once).
-    else if (inflight) post(cfg.commitUrl, inflight, true).catch(function () {});
+    else if (inflight) post(cfg.commitUrl, ending(inflight), true).catch(function () {});
+    else if (!finished) endCommit();
   }
   window.addEventListener('pagehide', function () { leaving(); closePopup(); });
   window.addEventListener('beforeunload', function () { if (pending || sending) leaving(); });

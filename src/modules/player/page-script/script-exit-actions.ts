@@ -10,6 +10,7 @@ export const SCRIPT_EXIT_ACTIONS = String.raw`  function stopped(reason) {
   /** The end of the session: the redirectOnExitUrl, or the page's own "you have left" message. */
   function leave() {
     sendLog(true);
+    endCommit();
     var target = cfg.redirectOnExitUrl;
     if (/^https?:/i.test(target)) { window.location.href = target; return; }
     if (target === 'blank') { window.location.href = 'about:blank'; return; }

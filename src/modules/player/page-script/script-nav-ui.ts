@@ -144,9 +144,10 @@ export const SCRIPT_NAV_UI = String.raw`  // ---- navigation (multi-SCO courses)
         openContent(out.launch.contentUrl);
         return;
       }
+      if (out.ended) navEnded = true;
       if (out.ended || !nav) { finished = true; renderNav(); afterSettled(); return; }
       // Nothing to run (the current lesson was closed): the page says so, the buttons and contents lead on.
-      if ($('lcds-closed')) $('lcds-closed').hidden = false;
+      if ($('lcds-closed')) { $('lcds-closed').textContent = T.closedText; $('lcds-closed').hidden = false; }
       renderNav();
     }, function () {
       busy = false; renderNav();

@@ -42,6 +42,8 @@ export const SCRIPT_START = String.raw`  function on(id, handler) { var el = $(i
       $('lcds-sco').addEventListener('load', function () { try { noContextMenu($('lcds-sco').contentDocument); } catch (e) { /* another origin */ } });
     }
     renderNav();
+    // PlayerAlwaysFlowToFirstSco NO: the rules delivered nothing; the learner chooses from the table of contents.
+    if (cfg.undelivered) { terminated = true; if ($('lcds-closed')) $('lcds-closed').hidden = false; return; }
     if (windowed) {
       $('lcds-open').addEventListener('click', function () { if (popup && !popup.closed) popup.focus(); else openContent(contentUrl || cfg.contentUrl); });
       if (/AFTER_CLICK/.test(cfg.launchType)) { contentUrl = cfg.contentUrl; return; }
