@@ -24,6 +24,8 @@ import { KeyRing } from './platform/crypto/keyring';
 import { AuditModule } from './platform/audit/audit.module';
 import { AuditLog, cliActor, type AuditEntryView } from './platform/audit/audit-log.service';
 import { SecretResealer } from './platform/crypto/secret-reseal';
+import { createBackup, restoreBackup, type BackupProgress } from './platform/backup/backup';
+import { createContentStore } from './platform/storage/storage.module';
 import { join } from 'node:path';
 
 /** What the admin commands need: the same configuration and services as the server, without HTTP. */
@@ -329,6 +331,52 @@ secrets
     } finally {
       await ds.destroy();
     }
+  });
+
+function objectsBar(label: string): { update: (p: BackupProgress) => void; stop: () => void } {
+  const bar = new SingleBar({ format: `${label} [{bar}] {value}/{total} content objects`, hideCursor: true, noTTYOutput: true, notTTYSchedule: 1000 }, Presets.shades_classic);
+  let started = false;
+  return {
+    update: (p) => {
+      if (!started) bar.start(p.total, 0);
+      started = true;
+      bar.update(p.objects);
+    },
+    stop: () => started && bar.stop(),
+  };
+}
+
+program
+  .command('backup')
+  .description(
+    'write one file with the content store and, on the embedded stack, a consistent copy of the SQLite database (online: the service may run); on MySQL/MariaDB dump the database with its own tool (docs/operations.md)',
+  )
+  .requiredOption('--out <file>', 'the backup file to write (.tar.gz)')
+  .action(async (opts: { out: string }) => {
+    const cfg = config({ runMigrations: false });
+    const bar = objectsBar('backing up');
+    const manifest = await createBackup(cfg, createContentStore(cfg.storage), opts.out, bar.update).finally(bar.stop);
+    process.stdout.write(
+      `Wrote ${opts.out}: ${manifest.database === 'sqlite' ? 'the database and ' : ''}${manifest.objects} content object(s), ${manifest.bytes} bytes of content.\n` +
+        (manifest.databaseNote ? `${manifest.databaseNote}\n` : '') +
+        'The master key is not in it: keep LCDS_MASTER_KEY (or DATA_DIR/master.key) with your backups, apart from them.\n',
+    );
+  });
+
+program
+  .command('restore')
+  .description('restore a backup made by `lcds backup` into this configuration (the same kind of stack); stop the service first')
+  .requiredOption('--in <file>', 'the backup file')
+  .option('--force', 'replace an existing SQLite database', false)
+  .action(async (opts: { in: string; force: boolean }) => {
+    const cfg = config({ runMigrations: false });
+    const bar = objectsBar('restoring');
+    const manifest = await restoreBackup(cfg, createContentStore(cfg.storage), opts.in, { force: opts.force, onProgress: bar.update }).finally(bar.stop);
+    process.stdout.write(
+      `Restored ${manifest.database === 'sqlite' ? 'the database and ' : ''}${manifest.objects} content object(s) from the backup of ${manifest.createdAt}.\n` +
+        (manifest.databaseNote ? `${manifest.databaseNote}\n` : '') +
+        'Start the service with the master key of the backed-up installation; `lcds migrate` brings an older backup up to date.\n',
+    );
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -15,12 +15,12 @@ import { S3ContentStore } from '../../src/platform/storage/s3-content-store';
 import { StorageModule } from '../../src/platform/storage/storage.module';
 import { zipPrefix } from '../../src/platform/storage/zip-create';
 import { extractZip, isZipFile, ZipRejectedError } from '../../src/platform/storage/zip-extract';
+import { FIXTURES } from '../support/fixtures';
 import { buildZip, deflatedZeros, writeManyEntriesZip } from '../unit/storage/zip-builder';
 
 // s3rver ships no type declarations.
 const S3rver = require('s3rver');
 
-const FIXTURES = '/work/shared/fixtures';
 const GOLF = `${FIXTURES}/packages/scorm12-golf-runtime-basic.zip`;
 const ZIP64 = `${FIXTURES}/cmi5-lms-test-suite/102-zip64.zip`;
 const BUCKET = 'lcds-test';

@@ -1,8 +1,38 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Reads the contract and the wire-format reference that CI keeps beside the clone in ../shared. */
+/** The contract and the wire-format reference that CI keeps beside the clone in ../shared. */
 export const SHARED = join(__dirname, '..', '..', '..', 'shared');
+
+/**
+ * The facts of the contract the tests need (operations, paths, scopes), kept in the repository
+ * (test/contract/operations.json) so that a clone on its own runs them. `npm run contract:refresh` writes it again
+ * from ../shared/reference; test/unit/contract-table.spec.ts checks that it still matches when ../shared is there.
+ */
+export const CONTRACT_TABLE = join(__dirname, '..', 'contract', 'operations.json');
+
+interface ContractTable {
+  source: string;
+  contract: ContractOperation[];
+  wire: WireOperation[];
+}
+
+function table(): ContractTable {
+  return JSON.parse(readFileSync(CONTRACT_TABLE, 'utf8')) as ContractTable;
+}
+
+export function referencePresent(): boolean {
+  return existsSync(join(SHARED, 'reference', 'api-v2-reference.md'));
+}
+
+/** The table as the reference documents make it now. */
+export function tableFromReference(): ContractTable {
+  return {
+    source: '../shared/reference/api-v2-reference.md and scormcloud-api-v2-schemas.md (npm run contract:refresh)',
+    contract: extractContractOperations(readFileSync(join(SHARED, 'reference', 'api-v2-reference.md'), 'utf8')),
+    wire: extractWireOperations(readFileSync(join(SHARED, 'reference', 'scormcloud-api-v2-schemas.md'), 'utf8')),
+  };
+}
 
 export interface ContractOperation {
   operation: string;
@@ -13,9 +43,13 @@ export interface ContractOperation {
   scopes: string[] | null;
 }
 
-/** Every operation of the contract with a method, a path and scopes, from its endpoint tables. */
+/** Every operation of the contract with a method, a path and scopes. */
 export function contractOperations(): ContractOperation[] {
-  const text = readFileSync(join(SHARED, 'reference', 'api-v2-reference.md'), 'utf8');
+  return table().contract;
+}
+
+/** From the contract's endpoint tables. */
+function extractContractOperations(text: string): ContractOperation[] {
   const sets = new Map<string, string[]>();
   const legend = /Scope sets used below\.(.*)/.exec(text)?.[1] ?? '';
   for (const m of legend.matchAll(/\b([A-Z]{1,2}) = ([a-z:, ]+?)(?=;|\.|$)/g)) {
@@ -50,9 +84,13 @@ export interface WireOperation {
   auth: string[];
 }
 
-/** Every operation of the real API (schemas reference, part B). */
+/** Every operation of the real API. */
 export function wireOperations(): WireOperation[] {
-  const text = readFileSync(join(SHARED, 'reference', 'scormcloud-api-v2-schemas.md'), 'utf8');
+  return table().wire;
+}
+
+/** From the schemas reference, part B. */
+function extractWireOperations(text: string): WireOperation[] {
   const ops: WireOperation[] = [];
   for (const line of text.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { SHARED } from './contract';
+import { FIXTURES } from './fixtures';
 import { call, CallResult } from './test-server';
 
-export const FIXTURES = join(SHARED, 'fixtures');
+export { FIXTURES };
 export const fixture = (name: string) => join(FIXTURES, 'packages', name);
 
 /** Starts an upload import (multipart, as the official client sends it) and returns the job id answer. */

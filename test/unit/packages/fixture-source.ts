@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import type { PackageSource } from '../../../src/modules/courses/packages/package-types';
 
-export const FIXTURES = '/work/shared/fixtures';
+import { FIXTURES } from '../../support/fixtures';
+export { FIXTURES };
 export const PACKAGES_DIR = join(FIXTURES, 'packages');
 export const CMI5_SUITE_DIR = join(FIXTURES, 'cmi5-lms-test-suite');
 export const SCORM_4ED_MANIFESTS_DIR = join(FIXTURES, 'scorm2004-4ed-test-manifests');
