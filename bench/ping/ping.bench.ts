@@ -1,7 +1,8 @@
 /**
  * Ping benchmark: authenticated GET /api/v2/ping at 64 connections, with HTTP basic auth and with a bearer
  * token, against the built service in a child process, compared with a bare Node `http` server answering the
- * same JSON (also in a child process: same process layout). Load comes from autocannon in this process.
+ * same JSON and with a minimal Nest application on the same Express adapter (each in a child process: same process
+ * layout). The goal (issue #22 point 9): LCDS at ≥ 80 % of the minimal Nest application, with either credential. Load comes from autocannon in this process.
  *
  *   npm run bench:ping                                   # embedded stack (SQLite)
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:ping
@@ -14,7 +15,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startBareServer } from '../lib/bare-server';
+import { startBareServer, startMinimalNestServer } from '../lib/bare-server';
 import { installExitHandlers, runCleanups } from '../lib/children';
 import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
 import { envNumber, fmtBytes, fmtMs, fmtNumber, fmtPct, formatTable } from '../lib/format';
@@ -24,12 +25,12 @@ import { CpuMeter, MemorySampler, readProcMemory } from '../lib/proc';
 
 interface Target {
   /** Short name for BENCH_TARGETS. */
-  key: 'bare' | 'basic' | 'bearer';
+  key: 'bare' | 'nest' | 'basic' | 'bearer';
   name: string;
   url: string;
   headers: Record<string, string>;
   pid: number;
-  /** Minimum share of the bare server's req/s (the issue's goal); undefined for the baseline. */
+  /** Minimum share of the minimal Nest application's req/s (the issue's goal); undefined for the references. */
   goal?: number;
 }
 
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   const profDir = join(runDir, 'cpu-prof');
   if (cpuProf) mkdirSync(profDir);
   const bare = await startBareServer(join(runDir, 'bare.log'));
+  const nest = await startMinimalNestServer(join(runDir, 'nest.log'));
   const service = await startService(stack, {
     logFile: join(runDir, 'service.log'),
     logLevel,
@@ -75,13 +77,14 @@ async function main(): Promise<void> {
   const token = await getAppToken(service.api, service.firstStart.application, 'read:ping', 3600);
   const allTargets: Target[] = [
     { key: 'bare', name: 'bare node http', url: bare.baseUrl + pingPath, headers: {}, pid: bare.pid },
-    { key: 'basic', name: 'LCDS basic auth', url: service.baseUrl + pingPath, headers: { authorization: basic }, pid: service.pid, goal: 0.5 },
-    { key: 'bearer', name: 'LCDS bearer token', url: service.baseUrl + pingPath, headers: { authorization: `Bearer ${token}` }, pid: service.pid, goal: 0.6 },
+    { key: 'nest', name: 'minimal Nest app', url: nest.baseUrl + pingPath, headers: {}, pid: nest.pid },
+    { key: 'basic', name: 'LCDS basic auth', url: service.baseUrl + pingPath, headers: { authorization: basic }, pid: service.pid, goal: 0.8 },
+    { key: 'bearer', name: 'LCDS bearer token', url: service.baseUrl + pingPath, headers: { authorization: `Bearer ${token}` }, pid: service.pid, goal: 0.8 },
   ];
   // BENCH_TARGETS=basic,bearer (say, to profile the service alone); the ratio needs `bare` among them.
-  const wanted = (process.env.BENCH_TARGETS ?? 'bare,basic,bearer').split(',').map((s) => s.trim());
+  const wanted = (process.env.BENCH_TARGETS ?? 'bare,nest,basic,bearer').split(',').map((s) => s.trim());
   const targets = allTargets.filter((t) => wanted.includes(t.key));
-  if (targets.length === 0) throw new Error(`BENCH_TARGETS=${process.env.BENCH_TARGETS} names none of bare, basic, bearer`);
+  if (targets.length === 0) throw new Error(`BENCH_TARGETS=${process.env.BENCH_TARGETS} names none of bare, nest, basic, bearer`);
   for (const t of targets) await expectJson(t.url, t.headers, isPong);
 
   const [load1] = loadavg();
@@ -119,8 +122,9 @@ async function main(): Promise<void> {
     representative.set(t.name, mine[Math.floor((mine.length - 1) / 2)]);
   }
   const bareReqPerSec = representative.get(allTargets[0].name)?.load.reqPerSec ?? NaN;
+  const nestReqPerSec = representative.get(allTargets[1].name)?.load.reqPerSec ?? NaN;
   const row = (m: Measurement, goal?: number): string[] => {
-    const ratio = m.load.reqPerSec / bareReqPerSec;
+    const ratio = m.load.reqPerSec / nestReqPerSec;
     return [
       rounds > 1 ? `${m.target} #${m.round}` : m.target,
       fmtNumber(m.load.reqPerSec),
@@ -129,11 +133,12 @@ async function main(): Promise<void> {
       `${m.load.errors}/${m.load.non2xx}`,
       `${m.serverCpuPct.toFixed(0)} %`,
       `${m.loadCpuPct.toFixed(0)} %`,
+      fmtPct(m.load.reqPerSec / bareReqPerSec),
       goal === undefined ? '—' : fmtPct(ratio),
       goal === undefined || !Number.isFinite(ratio) ? '' : `${ratio >= goal ? 'ok' : 'MISS'} (≥ ${(goal * 100).toFixed(0)} %)`,
     ];
   };
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors/non-2xx', 'server CPU', 'load CPU', 'vs bare', 'goal'];
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'errors/non-2xx', 'server CPU', 'load CPU', 'vs bare', 'vs minimal Nest', 'goal'];
   if (rounds > 1) {
     process.stdout.write(`all rounds\n${formatTable(header, measurements.map((m) => row(m, targets.find((t) => t.name === m.target)!.goal)))}\n\nmedian round of each target\n`);
   }
@@ -158,7 +163,7 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  const goalsMet = targets.every((t) => t.goal === undefined || representative.get(t.name)!.load.reqPerSec / bareReqPerSec >= t.goal);
+  const goalsMet = targets.every((t) => t.goal === undefined || representative.get(t.name)!.load.reqPerSec / nestReqPerSec >= t.goal);
   if (process.env.BENCH_JSON) {
     writeFileSync(
       process.env.BENCH_JSON,
@@ -171,9 +176,10 @@ async function main(): Promise<void> {
           stack: stack.kind,
           settings: { durationS, warmupS, connections, rounds, logLevel },
           bareReqPerSec,
+          nestReqPerSec,
           targets: targets.map((t) => {
             const m = representative.get(t.name)!;
-            return { name: t.name, goal: t.goal, ratio: m.load.reqPerSec / bareReqPerSec, ...m };
+            return { name: t.name, goal: t.goal, ratioToBare: m.load.reqPerSec / bareReqPerSec, ratioToNest: m.load.reqPerSec / nestReqPerSec, ...m };
           }),
           measurements,
           memory: { serviceRssAfterStart: rssAfterStart?.rss, servicePeakRss: servicePeak?.peakRss, barePeakRss: barePeak?.peakRss },
@@ -187,6 +193,7 @@ async function main(): Promise<void> {
 
   await service.stop();
   await bare.stop();
+  await nest.stop();
   if (cpuProf) {
     const found = readNewestProfile(profDir);
     if (found) process.stdout.write(`CPU profile of the service (whole life, incl. warm-ups): ${found.file}\n${formatProfileSummary(summarizeProfile(found.profile))}\n`);
