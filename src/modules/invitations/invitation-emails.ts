@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Mailer, PermanentMailError } from '../../platform/mail/mailer';
@@ -17,9 +17,6 @@ import { LearnerRegistrations } from '../registrations/learner-registrations';
 /** User invitations a job reads at a time, and how many of them go at once (registrations, then SMTP). */
 const BATCH = 200;
 const PARALLEL = 8;
-
-/** A registration for this learner and course exists and duplicateRegistrationOption is FAIL. */
-class DuplicateRegistration extends Error {}
 
 /**
  * The `invitation-email` job of a private invitation: for each pending user invitation, its registration (following
@@ -63,27 +60,27 @@ export class InvitationEmails implements OnModuleInit {
       if (ctx.signal?.aborted) throw new Error('stopped');
       const rows = await this.users.find({ where: { appId, invitationId, status: 'pending' }, order: { emailKey: 'ASC' }, take: BATCH });
       if (rows.length === 0) break;
-      // Registrations (one at a time on SQLite, which has one writer; several on MySQL's pool), then the batch's
-      // e-mails PARALLEL at a time over the pooled SMTP connections.
-      const ready: UserInvitationEntity[] = [];
-      const each = async (items: UserInvitationEntity[], parallel: number, work: (row: UserInvitationEntity) => Promise<void>) => {
-        let next = 0;
-        const worker = async () => {
-          while (next < items.length && failure.temporary === null && !ctx.signal?.aborted) {
-            const row = items[next++];
-            try {
-              await work(row);
-            } catch (err) {
-              failure.temporary = err instanceof Error ? err : new Error(String(err));
-            }
+      // The batch's registrations (a few statements for all of them), then its e-mails PARALLEL at a time over the
+      // pooled SMTP connections.
+      let ready: UserInvitationEntity[];
+      try {
+        ready = await this.registerBatch(inv, rows);
+      } catch (err) {
+        failure.temporary = err instanceof Error ? err : new Error(String(err));
+        break;
+      }
+      let next = 0;
+      const worker = async () => {
+        while (next < ready.length && failure.temporary === null && !ctx.signal?.aborted) {
+          const row = ready[next++];
+          try {
+            await this.send(inv, version.title, row);
+          } catch (err) {
+            failure.temporary = err instanceof Error ? err : new Error(String(err));
           }
-        };
-        await Promise.all(Array.from({ length: parallel }, worker));
+        }
       };
-      await each(rows, this.config.database.kind === 'mysql' ? PARALLEL : 1, async (row) => {
-        if (await this.register(inv, row)) ready.push(row);
-      });
-      await each(ready, PARALLEL, (row) => this.send(inv, version.title, row));
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
       if (failure.temporary !== null) break;
       const total = Math.max(inv.jobTotal, 1);
       const pending = await this.users.countBy({ appId, invitationId, status: 'pending' });
@@ -108,23 +105,63 @@ export class InvitationEmails implements OnModuleInit {
     return { sent, failed };
   }
 
-  /** The address's registration, made once; false when the address failed (invalid, a FAIL duplicate). */
-  private async register(inv: InvitationEntity, row: UserInvitationEntity): Promise<boolean> {
-    const problem = emailProblem(row.email);
-    if (problem) {
-      await this.mark(row, 'failed', problem);
-      return false;
+  /**
+   * The registrations of a batch of user invitations, made once (following duplicateRegistrationOption), and the rows
+   * that may be sent; an invalid address or a FAIL duplicate is marked failed. Registrations already made (a run
+   * before a restart) are found by their ids; the new ones are created together (RegistrationsService.createMany), in
+   * the transaction that links them to their user invitations. Throws for what should be retried.
+   */
+  private async registerBatch(inv: InvitationEntity, rows: UserInvitationEntity[]): Promise<UserInvitationEntity[]> {
+    const ready: UserInvitationEntity[] = [];
+    const open: UserInvitationEntity[] = [];
+    for (const row of rows) {
+      const problem = emailProblem(row.email);
+      if (problem) await this.mark(row, 'failed', problem);
+      else (row.registrationId === null ? open : ready).push(row);
     }
-    if (row.registrationId !== null) return true;
-    try {
-      row.registrationId = await this.registrationFor(inv, row);
-    } catch (err) {
-      if (!(err instanceof DuplicateRegistration)) throw err;
-      await this.mark(row, 'failed', err.message);
-      return false;
+    if (open.length === 0) return ready;
+    const own = (row: UserInvitationEntity) => registrationIdFor(inv.appId, inv.id, row.emailKey);
+    const made = new Set(await this.registrations.existingIds(inv.appId, open.map(own)));
+    const others = inv.duplicateOption === 'CREATE_NEW' ? new Map<string, { id: string }>() : await this.learners.newestForLearners(inv.appId, inv.courseId, open.filter((r) => !made.has(own(r))).map((r) => r.emailKey));
+    const found: UserInvitationEntity[] = [];
+    const fresh: UserInvitationEntity[] = [];
+    for (const row of open) {
+      const existing = others.get(row.emailKey);
+      if (made.has(own(row))) row.registrationId = own(row);
+      else if (!existing) {
+        fresh.push(row);
+        continue;
+      } else if (inv.duplicateOption === 'FAIL') {
+        await this.mark(row, 'failed', 'the learner already has a registration for this course (duplicateRegistrationOption FAIL)');
+        continue;
+      } else {
+        if (inv.duplicateOption === 'INSTANCE_EXISTING') await this.registrations.createInstance(inv.appId, existing.id);
+        row.registrationId = existing.id;
+      }
+      found.push(row);
     }
-    await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { registrationId: row.registrationId });
-    return true;
+    if (found.length) await this.link(this.users.manager, found);
+    if (fresh.length) {
+      const postBack = inv.postBack ? this.registrations.openPostBack(inv.postBack) : undefined;
+      await this.registrations.createMany(
+        inv.appId,
+        fresh.map((row) => ({ courseId: inv.courseId, registrationId: own(row), learner: { id: row.emailKey, email: row.email.trim() }, ...(postBack ? { postBack } : {}) })),
+        { within: (m) => this.link(m, fresh.map((row) => Object.assign(row, { registrationId: own(row) }))) },
+      );
+    }
+    return [...ready, ...found, ...fresh];
+  }
+
+  /** Stores each row's registrationId (one statement for the lot). */
+  private async link(m: EntityManager, rows: UserInvitationEntity[]): Promise<void> {
+    const { appId, invitationId } = rows[0];
+    const cases = rows.map(() => 'WHEN ? THEN ?').join(' ');
+    await m.query(`UPDATE user_invitation SET registration_id = CASE email_key ${cases} END WHERE app_id = ? AND invitation_id = ? AND email_key IN (${rows.map(() => '?').join(', ')})`, [
+      ...rows.flatMap((r) => [r.emailKey, r.registrationId]),
+      appId,
+      invitationId,
+      ...rows.map((r) => r.emailKey),
+    ]);
   }
 
   /** The address's e-mail; throws only for a temporary failure (the job retries). */
@@ -149,26 +186,6 @@ export class InvitationEmails implements OnModuleInit {
       throw err;
     }
     await this.mark(row, 'sent', null);
-  }
-
-  private async registrationFor(inv: InvitationEntity, row: UserInvitationEntity): Promise<string> {
-    const own = registrationIdFor(inv.appId, inv.id, row.emailKey);
-    if (await this.registrations.find(inv.appId, own)) return own;
-    if (inv.duplicateOption !== 'CREATE_NEW') {
-      const [existing] = await this.learners.findForLearner(inv.appId, inv.courseId, row.emailKey);
-      if (existing) {
-        if (inv.duplicateOption === 'FAIL') throw new DuplicateRegistration('the learner already has a registration for this course (duplicateRegistrationOption FAIL)');
-        if (inv.duplicateOption === 'INSTANCE_EXISTING') await this.registrations.createInstance(inv.appId, existing.id);
-        return existing.id;
-      }
-    }
-    await this.registrations.create(inv.appId, {
-      courseId: inv.courseId,
-      registrationId: own,
-      learner: { id: row.emailKey, email: row.email.trim() },
-      ...(inv.postBack ? { postBack: this.registrations.openPostBack(inv.postBack) } : {}),
-    });
-    return own;
   }
 
   private async mark(row: UserInvitationEntity, status: 'sent' | 'failed', error: string | null): Promise<void> {
