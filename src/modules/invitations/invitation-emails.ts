@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Mailer, PermanentMailError } from '../../platform/mail/mailer';
@@ -17,6 +17,8 @@ import { LearnerRegistrations } from '../registrations/learner-registrations';
 /** User invitations a job reads at a time, and how many of them go at once (registrations, then SMTP). */
 const BATCH = 200;
 const PARALLEL = 8;
+/** Accepted messages whose `sent` marks are written together (SentMarks). */
+const MARK_GROUP = 25;
 
 /**
  * The `invitation-email` job of a private invitation: for each pending user invitation, its registration (following
@@ -24,7 +26,8 @@ const PARALLEL = 8;
  * was accepted or refused, so a run that stops (a worker restart, a temporary SMTP failure and its retry) takes up
  * the pending ones only; registration ids are worked out from the address, so a registration made before a stop is
  * found again, not made twice. The e-mail's Message-ID is also stable: in the one window where a message was
- * accepted but not yet marked (a crash between the two), a receiver sees the same message id again.
+ * accepted but not yet marked (a crash between the two: at most MARK_GROUP + PARALLEL messages), a receiver sees the
+ * same message id again.
  */
 @Injectable()
 export class InvitationEmails implements OnModuleInit {
@@ -70,17 +73,22 @@ export class InvitationEmails implements OnModuleInit {
         break;
       }
       let next = 0;
+      const marks = new SentMarks((sent) => this.markSent(sent));
       const worker = async () => {
         while (next < ready.length && failure.temporary === null && !ctx.signal?.aborted) {
           const row = ready[next++];
           try {
-            await this.send(inv, version.title, row);
+            if (await this.send(inv, version.title, row)) marks.add(row);
           } catch (err) {
             failure.temporary = err instanceof Error ? err : new Error(String(err));
           }
         }
       };
       await Promise.all(Array.from({ length: PARALLEL }, worker));
+      // Before the next batch is read: it must not find a sent address still pending.
+      await marks.flush().catch((err: Error) => {
+        failure.temporary ??= err;
+      });
       if (failure.temporary !== null) break;
       const total = Math.max(inv.jobTotal, 1);
       const pending = await this.users.countBy({ appId, invitationId, status: 'pending' });
@@ -164,8 +172,8 @@ export class InvitationEmails implements OnModuleInit {
     ]);
   }
 
-  /** The address's e-mail; throws only for a temporary failure (the job retries). */
-  private async send(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<void> {
+  /** The address's e-mail: true once accepted, false when refused (marked failed); throws for a temporary failure (the job retries). */
+  private async send(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<boolean> {
     const content = invitationEmail({
       subject: inv.emailSubject,
       body: inv.emailBody,
@@ -182,14 +190,56 @@ export class InvitationEmails implements OnModuleInit {
         ...(emailProblem(inv.creatingUserEmail) === null ? { unsubscribe: `mailto:${inv.creatingUserEmail.trim()}?subject=unsubscribe` } : {}),
       });
     } catch (err) {
-      if (err instanceof PermanentMailError) return this.mark(row, 'failed', err.message);
-      throw err;
+      if (!(err instanceof PermanentMailError)) throw err;
+      await this.mark(row, 'failed', err.message);
+      return false;
     }
-    await this.mark(row, 'sent', null);
+    return true;
+  }
+
+  private async markSent(rows: UserInvitationEntity[]): Promise<void> {
+    const { appId, invitationId } = rows[0];
+    await this.users.update({ appId, invitationId, emailKey: In(rows.map((r) => r.emailKey)) }, { status: 'sent', error: null, updatedAt: new Date() });
   }
 
   private async mark(row: UserInvitationEntity, status: 'sent' | 'failed', error: string | null): Promise<void> {
     await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { status, error, updatedAt: new Date() });
+  }
+}
+
+/**
+ * The `sent` marks of accepted messages, written MARK_GROUP at a time in one UPDATE (and the rest when the batch
+ * ends). On SQLite each write is a synced commit (~5 ms here, the event loop blocked meanwhile), so one per message
+ * bounded the job at ~200 messages a second. A crash loses at most the marks not yet written: those addresses are
+ * sent again, under the same Message-ID.
+ */
+class SentMarks {
+  private waiting: UserInvitationEntity[] = [];
+  private writing: Promise<void> | null = null;
+  private failed: Error | null = null;
+
+  constructor(private readonly write: (rows: UserInvitationEntity[]) => Promise<void>) {}
+
+  add(row: UserInvitationEntity): void {
+    this.waiting.push(row);
+    if (this.waiting.length >= MARK_GROUP) this.writing ??= this.drain();
+  }
+
+  /** Every mark added so far is written (or the first write error is thrown). */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.waiting.length > 0) await (this.writing = this.drain());
+    if (this.failed !== null) throw this.failed;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0 && this.failed === null) await this.write(this.waiting.splice(0, 500));
+    } catch (err) {
+      this.failed = err instanceof Error ? err : new Error(String(err));
+    } finally {
+      this.writing = null;
+    }
   }
 }
 
