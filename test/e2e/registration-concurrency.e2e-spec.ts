@@ -99,10 +99,10 @@ describe('registrations created at the same time', () => {
     const created = await call(`${s.api}/invitations/public`, { method: 'POST', auth: app, json: { courseId: 'golf', creatingUserEmail: 'owner@example.com', registrationCap: 5 } });
     const invitations = s.app.get(InvitationsService);
     const inv = await invitations.require(s.firstStart.application.appId, 'public', created.body.id as string);
-    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => invitations.joinPublic(inv, { firstName: 'In', lastName: String(i), email: `inproc${i}@example.com` })));
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => invitations.joinPublic(inv, { firstName: 'In', lastName: String(i), email: `capjoin${i}@example.com` })));
     expect(outcomes.filter((o) => 'registrationId' in o)).toHaveLength(5);
     expect(outcomes.filter((o) => 'refused' in o && o.refused === 'full')).toHaveLength(25);
-    const regs = await call(`${s.api}/registrations?courseId=golf&includeTotalCount=true&filter=inproc&filterBy=learner_id`, { auth: app });
+    const regs = await call(`${s.api}/registrations?courseId=golf&includeTotalCount=true&filter=capjoin&filterBy=learner_id`, { auth: app });
     expect(Number(regs.headers.get('x-total-count'))).toBe(5);
     expect((await call(`${s.api}/invitations/public/${inv.id}?includeRegistrationCount=true`, { auth: app })).body.registrationCount).toBe(5);
   });
