@@ -1,6 +1,8 @@
 import { fixture, importCourse } from '../support/courses';
 import { InvitationsService } from '../../src/modules/invitations/invitations.service';
 import { RegistrationsService } from '../../src/modules/registrations/registrations.service';
+import { EventBus, RegistrationCreated } from '../../src/platform/events';
+import { waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -58,6 +60,30 @@ describe('registrations created at the same time', () => {
     const outcomes = await Promise.allSettled(ids.map((id, i) => service.create(appId, { registrationId: id, courseId: 'golf', learner: { id: `l-${id}` }, registrationTags: [`t${i}`] })));
     expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual(ids.map(() => 'ok'));
     for (const id of ids) expect([id, (await call(`${s.api}/registrations/${id}`, { auth: app })).status]).toEqual([id, 200]);
+  });
+
+  it('createMany: 1,200 registrations in chunks, one RegistrationCreated each after its commit; a taken id refuses the batch before anything is written', async () => {
+    const service = s.app.get(RegistrationsService);
+    const appId = s.firstStart.application.appId;
+    const seen: string[] = [];
+    const off = s.app.get(EventBus).on(RegistrationCreated, (e) => {
+      if (e.registrationId.startsWith('batch-')) seen.push(e.registrationId);
+    });
+    try {
+      const bodies = Array.from({ length: 1200 }, (_, i) => ({ registrationId: `batch-${i}`, courseId: 'golf', learner: { id: `batch-l-${i}`, email: `b${i}@example.com` }, learnerTags: ['batched'] }));
+      await service.createMany(appId, bodies);
+      const listed = await call(`${s.api}/registrations?courseId=golf&includeTotalCount=true&filter=batch-l-&filterBy=learner_id`, { auth: app });
+      expect(listed.headers.get('x-total-count')).toBe('1200');
+      await waitFor(() => Promise.resolve(seen.length), (n) => n >= 1200, 10_000);
+      expect(new Set(seen).size).toBe(1200);
+      expect((await call(`${s.api}/learner/batch-l-7/tags`, { auth: app })).body.tags).toEqual(['batched']);
+      // One id of the batch exists: nothing of it is created, the error names the id.
+      const again = [{ ...bodies[0], registrationId: 'batch-new-1' }, bodies[5]];
+      await expect(service.createMany(appId, again)).rejects.toThrow(/'batch-5' already exists/);
+      expect(await service.find(appId, 'batch-new-1')).toBeNull();
+    } finally {
+      off();
+    }
   });
 
   it.each([1, 3, 7])('simultaneous visitors of a public invitation with registrationCap %i: exactly that many registrations', async (cap) => {
