@@ -154,7 +154,13 @@ export class InvitationEmails implements OnModuleInit {
       await this.registrations.createMany(
         inv.appId,
         fresh.map((row) => ({ courseId: inv.courseId, registrationId: own(row), learner: { id: row.emailKey, email: row.email.trim() }, ...(postBack ? { postBack } : {}) })),
-        { within: (m) => this.link(m, fresh.map((row) => Object.assign(row, { registrationId: own(row) }))) },
+        // Each chunk's transaction links the chunk's user invitations.
+        {
+          within: (m, ids) => {
+            const chunk = new Set(ids);
+            return this.link(m, fresh.filter((row) => chunk.has(own(row))).map((row) => Object.assign(row, { registrationId: own(row) })));
+          },
+        },
       );
     }
     return [...ready, ...found, ...fresh];
