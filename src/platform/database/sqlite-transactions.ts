@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 
 /** The transaction a piece of work runs in, while it is open (work it started that outlives it must queue again). */
 interface OpenTransaction {
