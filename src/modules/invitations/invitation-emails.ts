@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Mailer, PermanentMailError } from '../../platform/mail/mailer';
@@ -17,9 +17,8 @@ import { LearnerRegistrations } from '../registrations/learner-registrations';
 /** User invitations a job reads at a time, and how many of them go at once (registrations, then SMTP). */
 const BATCH = 200;
 const PARALLEL = 8;
-
-/** A registration for this learner and course exists and duplicateRegistrationOption is FAIL. */
-class DuplicateRegistration extends Error {}
+/** Accepted messages whose `sent` marks are written together (SentMarks). */
+const MARK_GROUP = 25;
 
 /**
  * The `invitation-email` job of a private invitation: for each pending user invitation, its registration (following
@@ -27,7 +26,8 @@ class DuplicateRegistration extends Error {}
  * was accepted or refused, so a run that stops (a worker restart, a temporary SMTP failure and its retry) takes up
  * the pending ones only; registration ids are worked out from the address, so a registration made before a stop is
  * found again, not made twice. The e-mail's Message-ID is also stable: in the one window where a message was
- * accepted but not yet marked (a crash between the two), a receiver sees the same message id again.
+ * accepted but not yet marked (a crash between the two: at most MARK_GROUP + PARALLEL messages), a receiver sees the
+ * same message id again.
  */
 @Injectable()
 export class InvitationEmails implements OnModuleInit {
@@ -63,27 +63,32 @@ export class InvitationEmails implements OnModuleInit {
       if (ctx.signal?.aborted) throw new Error('stopped');
       const rows = await this.users.find({ where: { appId, invitationId, status: 'pending' }, order: { emailKey: 'ASC' }, take: BATCH });
       if (rows.length === 0) break;
-      // Registrations (one at a time on SQLite, which has one writer; several on MySQL's pool), then the batch's
-      // e-mails PARALLEL at a time over the pooled SMTP connections.
-      const ready: UserInvitationEntity[] = [];
-      const each = async (items: UserInvitationEntity[], parallel: number, work: (row: UserInvitationEntity) => Promise<void>) => {
-        let next = 0;
-        const worker = async () => {
-          while (next < items.length && failure.temporary === null && !ctx.signal?.aborted) {
-            const row = items[next++];
-            try {
-              await work(row);
-            } catch (err) {
-              failure.temporary = err instanceof Error ? err : new Error(String(err));
-            }
+      // The batch's registrations (a few statements for all of them), then its e-mails PARALLEL at a time over the
+      // pooled SMTP connections.
+      let ready: UserInvitationEntity[];
+      try {
+        ready = await this.registerBatch(inv, rows);
+      } catch (err) {
+        failure.temporary = err instanceof Error ? err : new Error(String(err));
+        break;
+      }
+      let next = 0;
+      const marks = new SentMarks((sent) => this.markSent(sent));
+      const worker = async () => {
+        while (next < ready.length && failure.temporary === null && !ctx.signal?.aborted) {
+          const row = ready[next++];
+          try {
+            if (await this.send(inv, version.title, row)) marks.add(row);
+          } catch (err) {
+            failure.temporary = err instanceof Error ? err : new Error(String(err));
           }
-        };
-        await Promise.all(Array.from({ length: parallel }, worker));
+        }
       };
-      await each(rows, this.config.database.kind === 'mysql' ? PARALLEL : 1, async (row) => {
-        if (await this.register(inv, row)) ready.push(row);
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
+      // Before the next batch is read: it must not find a sent address still pending.
+      await marks.flush().catch((err: Error) => {
+        failure.temporary ??= err;
       });
-      await each(ready, PARALLEL, (row) => this.send(inv, version.title, row));
       if (failure.temporary !== null) break;
       const total = Math.max(inv.jobTotal, 1);
       const pending = await this.users.countBy({ appId, invitationId, status: 'pending' });
@@ -108,27 +113,73 @@ export class InvitationEmails implements OnModuleInit {
     return { sent, failed };
   }
 
-  /** The address's registration, made once; false when the address failed (invalid, a FAIL duplicate). */
-  private async register(inv: InvitationEntity, row: UserInvitationEntity): Promise<boolean> {
-    const problem = emailProblem(row.email);
-    if (problem) {
-      await this.mark(row, 'failed', problem);
-      return false;
+  /**
+   * The registrations of a batch of user invitations, made once (following duplicateRegistrationOption), and the rows
+   * that may be sent; an invalid address or a FAIL duplicate is marked failed. Registrations already made (a run
+   * before a restart) are found by their ids; the new ones are created together (RegistrationsService.createMany), in
+   * the transaction that links them to their user invitations. Throws for what should be retried.
+   */
+  private async registerBatch(inv: InvitationEntity, rows: UserInvitationEntity[]): Promise<UserInvitationEntity[]> {
+    const ready: UserInvitationEntity[] = [];
+    const open: UserInvitationEntity[] = [];
+    for (const row of rows) {
+      const problem = emailProblem(row.email);
+      if (problem) await this.mark(row, 'failed', problem);
+      else (row.registrationId === null ? open : ready).push(row);
     }
-    if (row.registrationId !== null) return true;
-    try {
-      row.registrationId = await this.registrationFor(inv, row);
-    } catch (err) {
-      if (!(err instanceof DuplicateRegistration)) throw err;
-      await this.mark(row, 'failed', err.message);
-      return false;
+    if (open.length === 0) return ready;
+    const own = (row: UserInvitationEntity) => registrationIdFor(inv.appId, inv.id, row.emailKey);
+    const made = new Set(await this.registrations.existingIds(inv.appId, open.map(own)));
+    const others = inv.duplicateOption === 'CREATE_NEW' ? new Map<string, { id: string }>() : await this.learners.newestForLearners(inv.appId, inv.courseId, open.filter((r) => !made.has(own(r))).map((r) => r.emailKey));
+    const found: UserInvitationEntity[] = [];
+    const fresh: UserInvitationEntity[] = [];
+    for (const row of open) {
+      const existing = others.get(row.emailKey);
+      if (made.has(own(row))) row.registrationId = own(row);
+      else if (!existing) {
+        fresh.push(row);
+        continue;
+      } else if (inv.duplicateOption === 'FAIL') {
+        await this.mark(row, 'failed', 'the learner already has a registration for this course (duplicateRegistrationOption FAIL)');
+        continue;
+      } else {
+        if (inv.duplicateOption === 'INSTANCE_EXISTING') await this.registrations.createInstance(inv.appId, existing.id);
+        row.registrationId = existing.id;
+      }
+      found.push(row);
     }
-    await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { registrationId: row.registrationId });
-    return true;
+    if (found.length) await this.link(this.users.manager, found);
+    if (fresh.length) {
+      const postBack = inv.postBack ? this.registrations.openPostBack(inv.postBack) : undefined;
+      await this.registrations.createMany(
+        inv.appId,
+        fresh.map((row) => ({ courseId: inv.courseId, registrationId: own(row), learner: { id: row.emailKey, email: row.email.trim() }, ...(postBack ? { postBack } : {}) })),
+        // Each chunk's transaction links the chunk's user invitations.
+        {
+          within: (m, ids) => {
+            const chunk = new Set(ids);
+            return this.link(m, fresh.filter((row) => chunk.has(own(row))).map((row) => Object.assign(row, { registrationId: own(row) })));
+          },
+        },
+      );
+    }
+    return [...ready, ...found, ...fresh];
   }
 
-  /** The address's e-mail; throws only for a temporary failure (the job retries). */
-  private async send(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<void> {
+  /** Stores each row's registrationId (one statement for the lot). */
+  private async link(m: EntityManager, rows: UserInvitationEntity[]): Promise<void> {
+    const { appId, invitationId } = rows[0];
+    const cases = rows.map(() => 'WHEN ? THEN ?').join(' ');
+    await m.query(`UPDATE user_invitation SET registration_id = CASE email_key ${cases} END WHERE app_id = ? AND invitation_id = ? AND email_key IN (${rows.map(() => '?').join(', ')})`, [
+      ...rows.flatMap((r) => [r.emailKey, r.registrationId]),
+      appId,
+      invitationId,
+      ...rows.map((r) => r.emailKey),
+    ]);
+  }
+
+  /** The address's e-mail: true once accepted, false when refused (marked failed); throws for a temporary failure (the job retries). */
+  private async send(inv: InvitationEntity, courseTitle: string, row: UserInvitationEntity): Promise<boolean> {
     const content = invitationEmail({
       subject: inv.emailSubject,
       body: inv.emailBody,
@@ -145,34 +196,56 @@ export class InvitationEmails implements OnModuleInit {
         ...(emailProblem(inv.creatingUserEmail) === null ? { unsubscribe: `mailto:${inv.creatingUserEmail.trim()}?subject=unsubscribe` } : {}),
       });
     } catch (err) {
-      if (err instanceof PermanentMailError) return this.mark(row, 'failed', err.message);
-      throw err;
+      if (!(err instanceof PermanentMailError)) throw err;
+      await this.mark(row, 'failed', err.message);
+      return false;
     }
-    await this.mark(row, 'sent', null);
+    return true;
   }
 
-  private async registrationFor(inv: InvitationEntity, row: UserInvitationEntity): Promise<string> {
-    const own = registrationIdFor(inv.appId, inv.id, row.emailKey);
-    if (await this.registrations.find(inv.appId, own)) return own;
-    if (inv.duplicateOption !== 'CREATE_NEW') {
-      const [existing] = await this.learners.findForLearner(inv.appId, inv.courseId, row.emailKey);
-      if (existing) {
-        if (inv.duplicateOption === 'FAIL') throw new DuplicateRegistration('the learner already has a registration for this course (duplicateRegistrationOption FAIL)');
-        if (inv.duplicateOption === 'INSTANCE_EXISTING') await this.registrations.createInstance(inv.appId, existing.id);
-        return existing.id;
-      }
-    }
-    await this.registrations.create(inv.appId, {
-      courseId: inv.courseId,
-      registrationId: own,
-      learner: { id: row.emailKey, email: row.email.trim() },
-      ...(inv.postBack ? { postBack: this.registrations.openPostBack(inv.postBack) } : {}),
-    });
-    return own;
+  private async markSent(rows: UserInvitationEntity[]): Promise<void> {
+    const { appId, invitationId } = rows[0];
+    await this.users.update({ appId, invitationId, emailKey: In(rows.map((r) => r.emailKey)) }, { status: 'sent', error: null, updatedAt: new Date() });
   }
 
   private async mark(row: UserInvitationEntity, status: 'sent' | 'failed', error: string | null): Promise<void> {
     await this.users.update({ appId: row.appId, invitationId: row.invitationId, emailKey: row.emailKey }, { status, error, updatedAt: new Date() });
+  }
+}
+
+/**
+ * The `sent` marks of accepted messages, written MARK_GROUP at a time in one UPDATE (and the rest when the batch
+ * ends). On SQLite each write is a synced commit (~5 ms here, the event loop blocked meanwhile), so one per message
+ * bounded the job at ~200 messages a second. A crash loses at most the marks not yet written: those addresses are
+ * sent again, under the same Message-ID.
+ */
+class SentMarks {
+  private waiting: UserInvitationEntity[] = [];
+  private writing: Promise<void> | null = null;
+  private failed: Error | null = null;
+
+  constructor(private readonly write: (rows: UserInvitationEntity[]) => Promise<void>) {}
+
+  add(row: UserInvitationEntity): void {
+    this.waiting.push(row);
+    if (this.waiting.length >= MARK_GROUP) this.writing ??= this.drain();
+  }
+
+  /** Every mark added so far is written (or the first write error is thrown). */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.waiting.length > 0) await (this.writing = this.drain());
+    if (this.failed !== null) throw this.failed;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiting.length > 0 && this.failed === null) await this.write(this.waiting.splice(0, 500));
+    } catch (err) {
+      this.failed = err instanceof Error ? err : new Error(String(err));
+    } finally {
+      this.writing = null;
+    }
   }
 }
 

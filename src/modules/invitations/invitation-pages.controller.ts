@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { LaunchLinks } from '../player/launch-links';
+import { RegistrationRestarts } from '../registrations/registration-restarts';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { InvitationEntity } from './entities/invitation.entity';
 import { emailProblem } from './invitation-rules';
@@ -28,6 +29,7 @@ export class InvitationPagesController {
     private readonly invitations: InvitationsService,
     private readonly registrations: RegistrationsService,
     private readonly launchLinks: LaunchLinks,
+    private readonly restarts: RegistrationRestarts,
   ) {}
 
   @Get('p/:token')
@@ -83,9 +85,11 @@ export class InvitationPagesController {
   private async launch(res: Response, inv: InvitationEntity, registrationId: string, s: InvitationStrings): Promise<void> {
     const reg = await this.registrations.find(inv.appId, registrationId);
     if (!reg) return this.send(res, 404, noticePage(s, s.notFoundTitle, s.notFound));
+    // As a registration's launch link: WhenToRestartRegistration may start a new instance (or move it to the latest version).
+    const inst = await this.restarts.instanceToLaunch(inv.appId, reg, await this.registrations.requireInstance(inv.appId, reg));
     const link = await this.launchLinks.issue({
       appId: inv.appId,
-      target: { kind: 'registration', registrationId, instance: reg.latestInstance },
+      target: { kind: 'registration', registrationId, instance: inst.instance },
       tracking: true,
       expirySeconds: 120,
       redirectOnExitUrl: '',

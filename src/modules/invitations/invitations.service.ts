@@ -24,6 +24,9 @@ import { LearnerRegistrations } from '../registrations/learner-registrations';
 
 const CHUNK = 500;
 
+/** A public invitation takes no new visitor (its cap reached, or allowNewRegistrations false). */
+class NoPlace extends Error {}
+
 /** InvitationSummarySchema */
 export interface InvitationSummaryView {
   id: string;
@@ -176,6 +179,7 @@ export class InvitationsService {
       allowLaunch: true,
       allowNewRegistrations: true,
       registrationCap: 0,
+      joinedCount: 0,
       expirationDate: body.expirationDate ? new Date(body.expirationDate) : null,
       postBack: body.postBack ? this.registrations.sealPostBack(body.postBack) : null,
       emailSubject: null,
@@ -368,50 +372,63 @@ export class InvitationsService {
     const emailKey = emailKeyOf(person.email);
     const existing = await this.users.findOneBy({ appId: inv.appId, invitationId: inv.id, emailKey });
     if (existing?.registrationId && (await this.registrations.find(inv.appId, existing.registrationId))) return { registrationId: existing.registrationId };
-    if (!existing) {
-      if (!inv.allowNewRegistrations) return { refused: 'noNew' };
-      if (inv.registrationCap > 0 && (await this.users.countBy({ appId: inv.appId, invitationId: inv.id })) >= inv.registrationCap) return { refused: 'full' };
-    }
     const registrationId = registrationIdFor(inv.appId, inv.id, emailKey, existing ? existing.token : '');
-    if (!(await this.registrations.find(inv.appId, registrationId))) {
-      await this.registrations
-        .create(inv.appId, {
-          courseId: inv.courseId,
-          registrationId,
-          learner: { id: emailKey, email: person.email.trim(), firstName: person.firstName, lastName: person.lastName },
-          ...(inv.postBack ? { postBack: this.registrations.openPostBack(inv.postBack) } : {}),
-        })
-        .catch(async (err: unknown) => {
-          // The same address sent twice at once: the other request made it.
-          if (!(await this.registrations.find(inv.appId, registrationId))) throw err;
-        });
-    }
+    const body = {
+      courseId: inv.courseId,
+      registrationId,
+      learner: { id: emailKey, email: person.email.trim(), firstName: person.firstName, lastName: person.lastName },
+      ...(inv.postBack ? { postBack: this.registrations.openPostBack(inv.postBack) } : {}),
+    };
     const now = new Date();
     if (existing) {
+      // A visitor whose registration was deleted comes back: a new registration, in the place already taken.
+      if (!(await this.registrations.find(inv.appId, registrationId))) await this.registrations.create(inv.appId, body).catch(async (err: unknown) => this.madeByTwin(inv, registrationId, err));
       await this.users.update({ appId: inv.appId, invitationId: inv.id, emailKey }, { registrationId, updatedAt: now });
-    } else {
-      await this.users
-        .createQueryBuilder()
-        .insert()
-        .values({
-          appId: inv.appId,
-          invitationId: inv.id,
-          emailKey,
-          email: person.email.trim(),
-          firstName: person.firstName,
-          lastName: person.lastName,
-          registrationId,
-          token: randomBytes(24).toString('base64url'),
-          status: 'joined',
-          error: null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .orIgnore()
-        .execute();
+      return { registrationId };
     }
-    if (!existing) await this.events.publish(new InvitationChanged({ appId: inv.appId, invitationId: inv.id, kind: 'public', changed: ['registrationCount'] }));
+    // A new visitor takes a place (one conditional update of the invitation row: it holds the row until the
+    // transaction ends, so simultaneous visitors take places one after the other) in the transaction that makes
+    // the user invitation and the registration: all three or none.
+    const user: UserInvitationEntity = {
+      appId: inv.appId,
+      invitationId: inv.id,
+      emailKey,
+      email: person.email.trim(),
+      firstName: person.firstName,
+      lastName: person.lastName,
+      registrationId,
+      token: randomBytes(24).toString('base64url'),
+      status: 'joined',
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.registrations.create(inv.appId, body, undefined, {
+        within: async (m) => {
+          const taken = await m.queryRunner!.query(
+            'UPDATE invitation SET joined_count = joined_count + 1 WHERE app_id = ? AND id = ? AND allow_new_registrations = 1 AND (registration_cap = 0 OR joined_count < registration_cap)',
+            [inv.appId, inv.id],
+            true,
+          );
+          if (!taken.affected) throw new NoPlace();
+          await m.insert(UserInvitationEntity, user);
+        },
+      });
+    } catch (err) {
+      if (err instanceof NoPlace) {
+        const current = await this.invitations.findOneBy({ appId: inv.appId, id: inv.id });
+        return { refused: current?.allowNewRegistrations === false ? 'noNew' : 'full' };
+      }
+      await this.madeByTwin(inv, registrationId, err);
+    }
+    await this.events.publish(new InvitationChanged({ appId: inv.appId, invitationId: inv.id, kind: 'public', changed: ['registrationCount'] }));
     return { registrationId };
+  }
+
+  /** The same address sent twice at once: the other request made the registration (else the error stands). */
+  private async madeByTwin(inv: InvitationEntity, registrationId: string, err: unknown): Promise<void> {
+    if (!(await this.registrations.find(inv.appId, registrationId))) throw err;
   }
 
   // ---- deletion -------------------------------------------------------------------------------------------
@@ -441,8 +458,17 @@ export class InvitationsService {
 
   /** The learner's erasure: every user invitation of these addresses or registrations. */
   async forgetLearner(appId: string, emailKeys: string[], registrationIds: string[]): Promise<void> {
-    for (let i = 0; i < emailKeys.length; i += CHUNK) await this.users.delete({ appId, emailKey: In(emailKeys.slice(i, i + CHUNK)) });
-    for (let i = 0; i < registrationIds.length; i += CHUNK) await this.users.delete({ appId, registrationId: In(registrationIds.slice(i, i + CHUNK)) });
+    const touched = new Set<string>();
+    const forget = async (where: { emailKey: ReturnType<typeof In<string>> } | { registrationId: ReturnType<typeof In<string>> }) => {
+      for (const r of await this.users.find({ where: { appId, ...where }, select: { invitationId: true } })) touched.add(r.invitationId);
+      await this.users.delete({ appId, ...where });
+    };
+    for (let i = 0; i < emailKeys.length; i += CHUNK) await forget({ emailKey: In(emailKeys.slice(i, i + CHUNK)) });
+    for (let i = 0; i < registrationIds.length; i += CHUNK) await forget({ registrationId: In(registrationIds.slice(i, i + CHUNK)) });
+    // Their places under the invitations' caps are free again.
+    for (const id of touched) {
+      await this.dataSource.query('UPDATE invitation SET joined_count = (SELECT COUNT(*) FROM user_invitation u WHERE u.app_id = ? AND u.invitation_id = ?) WHERE app_id = ? AND id = ?', [appId, id, appId, id]);
+    }
   }
 
   // ---- views ----------------------------------------------------------------------------------------------

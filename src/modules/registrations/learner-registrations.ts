@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 
@@ -24,9 +24,15 @@ export class LearnerRegistrations {
     @InjectRepository(RegistrationInstanceEntity) private readonly instances: Repository<RegistrationInstanceEntity>,
   ) {}
 
-  /** The learner's registrations on a course, newest first. */
-  async findForLearner(appId: string, courseId: string, learnerId: string): Promise<RegistrationEntity[]> {
-    return this.registrations.find({ where: { appId, courseId, learnerId }, order: { createdAt: 'DESC', id: 'ASC' } });
+  /** The newest registration on a course of each of these learners that has one (the invitation job's duplicate check). */
+  async newestForLearners(appId: string, courseId: string, learnerIds: readonly string[]): Promise<Map<string, RegistrationEntity>> {
+    const out = new Map<string, RegistrationEntity>();
+    const unique = [...new Set(learnerIds)];
+    for (let i = 0; i < unique.length; i += 500) {
+      const rows = await this.registrations.find({ where: { appId, courseId, learnerId: In(unique.slice(i, i + 500)) }, order: { createdAt: 'DESC', id: 'ASC' } });
+      for (const r of rows) if (!out.has(r.learnerId)) out.set(r.learnerId, r);
+    }
+    return out;
   }
 
   /** The latest instance's results of each registration that exists (UserInvitationSchema's registrationReport). */

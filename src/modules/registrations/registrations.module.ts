@@ -34,7 +34,7 @@ import { RegistrationsService } from './registrations.service';
   controllers: [RegistrationsController, RegistrationStatementsController],
   providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
   // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(

@@ -17,7 +17,6 @@ import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
 import type { RegistrationSet, RegistrationSetKey } from '../xapi/xapi-statements.service';
 import { CreateRegistrationDto, PostBackDto } from './dto/registration.dto';
-import { RegistrationStateDto } from './dto/registration-state.dto';
 import { RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { LaunchHistoryLogEntity } from './entities/launch-history-log.entity';
@@ -25,8 +24,17 @@ import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
-import { IncludeFlags, initialActivityTree, Objective, overlayActivityTree } from './registration-types';
+import { IncludeFlags, Objective } from './registration-types';
 import { registrationView, RegistrationView } from './registration-view';
+import { applyInitialState, freshInstance } from './fresh-instance';
+import { isUniqueViolation } from '../xapi/unique-violation';
+import { JobEntity } from '../../platform/queue/job.entity';
+
+/** Registrations one creation transaction inserts at most (createMany). */
+const CREATE_CHUNK = 500;
+
+/** What a caller runs in a creation's transaction before the rows go in (given their ids); throwing refuses the creation. */
+export type CreationStep = (m: EntityManager, registrationIds: readonly string[]) => Promise<void>;
 
 /** LaunchHistorySchema */
 export interface LaunchHistoryView {
@@ -141,68 +149,125 @@ export class RegistrationsService {
     this.removalHooks.push(hook);
   }
 
-  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number): Promise<void> {
-    const { course, version } = await this.courses.resolveVersion(appId, body.courseId, courseVersion).catch((err: unknown) => {
-      // An unknown course is a bad request here, not a missing resource of the path.
-      if (err instanceof NotFoundError) throw new InvalidInputError(err.message);
-      throw err;
-    });
-    if (await this.registrations.existsBy({ appId, id: body.registrationId })) throw this.duplicate(body.registrationId);
-    await this.checkRegistrationLimit(appId);
-    const postBack = body.postBack ? this.storedPostBack(body.postBack) : null;
-    const learnerTags = normalizeTags(body.learnerTags ?? [], 'learnerTags');
-    const courseTags = normalizeTags(body.courseTags ?? [], 'courseTags');
-    const registrationTags = normalizeTags(body.registrationTags ?? [], 'registrationTags');
+  /** Creates one registration (CreateRegistration); see createMany. */
+  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number, options: { within?: CreationStep } = {}): Promise<void> {
+    await this.createMany(appId, [body], { courseVersion, within: options.within });
+  }
+
+  /**
+   * Creates registrations with the checks of CreateRegistration (the course, unique ids, the strict registration limit
+   * for all of them, postBack and tags), CREATE_CHUNK at a time: each chunk is one transaction of multi-row inserts
+   * (registrations, their first instances, the outbox rows of one RegistrationCreated per registration) and `within`,
+   * which the caller runs in it (it sees the chunk's ids; throwing refuses the chunk). Chunks committed before a
+   * failure stay. initialSettings are set per registration once its chunk committed; one refused removes that
+   * registration and throws, as CreateRegistration does.
+   */
+  async createMany(appId: string, bodies: readonly CreateRegistrationDto[], options: { courseVersion?: number; within?: CreationStep } = {}): Promise<void> {
+    if (bodies.length === 0) return;
+    const versions = new Map<string, { course: { id: string }; version: CourseVersion }>();
+    for (const courseId of new Set(bodies.map((b) => b.courseId))) {
+      const resolved = await this.courses.resolveVersion(appId, courseId, options.courseVersion).catch((err: unknown) => {
+        // An unknown course is a bad request here, not a missing resource of the path.
+        if (err instanceof NotFoundError) throw new InvalidInputError(err.message);
+        throw err;
+      });
+      versions.set(courseId, resolved);
+    }
+    const ids = new Set<string>();
+    for (const b of bodies) {
+      if (ids.has(b.registrationId)) throw this.duplicate(b.registrationId);
+      ids.add(b.registrationId);
+    }
+    const taken = await this.existingIds(appId, [...ids]);
+    if (taken.length > 0) throw this.duplicate(taken[0]);
+    await this.checkRegistrationLimit(appId, bodies.length);
     const now = new Date();
-    const instance = this.freshInstance(appId, body.registrationId, 0, version, now);
+    const prepared = bodies.map((body) => this.prepare(appId, body, versions.get(body.courseId)!.version, now));
+    for (let i = 0; i < prepared.length; i += CREATE_CHUNK) {
+      const chunk = prepared.slice(i, i + CREATE_CHUNK);
+      const staged = chunk.flatMap(({ reg, version }) => {
+        const event = this.events.stage(new RegistrationCreated({ appId, registrationId: reg.id, courseId: reg.courseId, courseVersion: version.version, learnerId: reg.learnerId }));
+        return event ? [event] : [];
+      });
+      try {
+        await this.dataSource.transaction(async (m) => {
+          if (options.within) await options.within(m, chunk.map((p) => p.reg.id));
+          await m.insert(RegistrationEntity, chunk.map((p) => p.reg));
+          await m.insert(RegistrationInstanceEntity, chunk.map((p) => p.instance));
+          for (const { reg, tags } of chunk) {
+            if (tags.registration.length) await this.tags.add(appId, 'registration', reg.id, tags.registration, m);
+            if (tags.learner.length) await this.tags.add(appId, 'learner', reg.learnerId, tags.learner, m);
+            if (tags.course.length) await this.tags.add(appId, 'course', reg.courseId, tags.course, m);
+          }
+          const jobs = staged.flatMap((e) => e.jobs);
+          for (let j = 0; j < jobs.length; j += CREATE_CHUNK) await m.insert(JobEntity, jobs.slice(j, j + CREATE_CHUNK));
+        });
+      } catch (err) {
+        // A creation racing for the same id: the loser sees what a sequential caller would.
+        if (isUniqueViolation(err)) {
+          const [raced] = await this.existingIds(appId, chunk.map((p) => p.reg.id));
+          if (raced !== undefined) throw this.duplicate(raced);
+        }
+        throw err;
+      }
+      for (const e of staged) this.events.committed(e);
+      for (const { reg, version, body } of chunk) {
+        if (!body.initialSettings?.settings?.length) continue;
+        try {
+          await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: settingCourseRef(version) }, body.initialSettings.settings);
+        } catch (err) {
+          // All or nothing: a registration whose initial settings were refused is not created.
+          await this.removeRegistrations(appId, [reg.id]);
+          throw err;
+        }
+      }
+      for (const { stored } of chunk) await stored();
+    }
+  }
+
+  /** A registration's rows as creation inserts them, checked (postBack, tags, initialRegistrationState). */
+  private prepare(appId: string, body: CreateRegistrationDto, version: CourseVersion, now: Date) {
+    const tags = {
+      learner: normalizeTags(body.learnerTags ?? [], 'learnerTags'),
+      course: normalizeTags(body.courseTags ?? [], 'courseTags'),
+      registration: normalizeTags(body.registrationTags ?? [], 'registrationTags'),
+    };
+    const instance = freshInstance(appId, body.registrationId, 0, version, now);
     const stored = this.initialize(instance, version, now);
-    if (body.initialRegistrationState) this.applyInitialState(instance, body.initialRegistrationState);
+    if (body.initialRegistrationState) applyInitialState(instance, body.initialRegistrationState);
     const reg: RegistrationEntity = {
       appId,
       id: body.registrationId,
-      courseId: course.id,
+      courseId: version.courseId,
       learnerId: body.learner.id,
       learnerEmail: body.learner.email ?? null,
       learnerFirstName: body.learner.firstName ?? null,
       learnerLastName: body.learner.lastName ?? null,
       xapiRegistrationId: body.xapiRegistrationId?.toLowerCase() ?? randomUUID(),
-      postBack,
+      postBack: body.postBack ? this.storedPostBack(body.postBack) : null,
       latestInstance: 0,
       createdAt: now,
       updatedAt: now,
     };
-    try {
-      await this.dataSource.transaction(async (m) => {
-        await m.insert(RegistrationEntity, reg);
-        await m.insert(RegistrationInstanceEntity, instance);
-        if (registrationTags.length) await this.tags.add(appId, 'registration', reg.id, registrationTags, m);
-        if (learnerTags.length) await this.tags.add(appId, 'learner', reg.learnerId, learnerTags, m);
-        if (courseTags.length) await this.tags.add(appId, 'course', course.id, courseTags, m);
-        await this.events.publishIn(m, new RegistrationCreated({ appId, registrationId: reg.id, courseId: course.id, courseVersion: version.version, learnerId: reg.learnerId }));
-      });
-    } catch (err) {
-      // Two creations racing for the same id: the loser sees what a sequential caller would.
-      if (await this.registrations.existsBy({ appId, id: reg.id })) throw this.duplicate(reg.id);
-      throw err;
-    }
-    if (body.initialSettings?.settings?.length) {
-      try {
-        await this.settings.set(appId, { level: 'registration', registrationId: reg.id, course: settingCourseRef(version) }, body.initialSettings.settings);
-      } catch (err) {
-        // All or nothing: a registration whose initial settings were refused is not created.
-        await this.removeRegistrations(appId, [reg.id]);
-        throw err;
-      }
-    }
-    await stored();
+    return { body, version, reg, instance, stored, tags };
   }
 
-  /** A strict registration limit refuses a creation once this calendar month's registrations reached it. */
-  private async checkRegistrationLimit(appId: string): Promise<void> {
+  /** Which of these registration ids exist in the application. */
+  async existingIds(appId: string, ids: readonly string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (let i = 0; i < ids.length; i += CREATE_CHUNK) {
+      const rows = await this.registrations.find({ where: { appId, id: In(ids.slice(i, i + CREATE_CHUNK)) }, select: { id: true } });
+      out.push(...rows.map((r) => r.id));
+    }
+    return out;
+  }
+
+  /** A strict registration limit refuses a creation that would take this calendar month's registrations past it. */
+  private async checkRegistrationLimit(appId: string, adding = 1): Promise<void> {
     const account = await this.applications.account(appId);
     if (account.regLimit === null || !account.strictLimit) return;
     const created = await this.countCreatedSince(appId, monthStart(new Date()));
-    if (created >= account.regLimit) {
+    if (created + adding > account.regLimit) {
       throw new ForbiddenError(`This application has reached its limit of ${account.regLimit} registrations this month; no registration can be created until the limit is raised or the month ends`);
     }
   }
@@ -333,7 +398,7 @@ export class RegistrationsService {
       const { version } = await this.courses.resolveVersion(appId, reg.courseId);
       const next = reg.latestInstance + 1;
       const now = new Date();
-      const instance = this.freshInstance(appId, registrationId, next, version, now);
+      const instance = freshInstance(appId, registrationId, next, version, now);
       const stored = this.initialize(instance, version, now);
       const won = await this.dataSource.transaction(async (m) => {
         // Compare-and-set on latest_instance: of two concurrent calls, one retries with the next number.
@@ -371,7 +436,7 @@ export class RegistrationsService {
     const { version } = await this.courses.resolveVersion(appId, reg.courseId);
     const now = new Date();
     const old = await this.instances.find({ where: { appId, registrationId }, select: { instance: true } });
-    const instance = this.freshInstance(appId, registrationId, 0, version, now);
+    const instance = freshInstance(appId, registrationId, 0, version, now);
     const stored = this.initialize(instance, version, now);
     // The instances first, as runtime commits lock them first (then the registration and launches).
     await retryOnLockConflict(() =>
@@ -557,31 +622,6 @@ export class RegistrationsService {
     };
   }
 
-  private freshInstance(appId: string, registrationId: string, instance: number, version: CourseVersion, now: Date): RegistrationInstanceEntity {
-    return {
-      appId,
-      registrationId,
-      instance,
-      courseVersion: version.version,
-      completion: 'UNKNOWN',
-      success: 'UNKNOWN',
-      completionAmount: 0,
-      scoreScaled: null,
-      totalSeconds: 0,
-      firstAccessAt: null,
-      lastAccessAt: null,
-      completedAt: null,
-      activityDetails: version.rootActivity ? initialActivityTree(version.rootActivity) : null,
-      globalObjectives: [],
-      sequencingState: null,
-      xapiReported: null,
-      suspendedActivityId: null,
-      commitSeq: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
-  }
-
   /**
    * Runs the registered initializers on a fresh instance; returns what they do once it is stored (their failures are
    * logged: the instance exists by then, and its progress is right without them).
@@ -595,29 +635,6 @@ export class RegistrationsService {
         });
       }
     };
-  }
-
-  /** initialRegistrationState (a RegistrationSchema, checked by its DTO): its progress fields onto the first instance. */
-  private applyInitialState(inst: RegistrationInstanceEntity, state: RegistrationStateDto): void {
-    const date = (name: 'firstAccessDate' | 'lastAccessDate' | 'completedDate'): Date | undefined => {
-      const v = state[name];
-      if (v === undefined || v === null) return undefined;
-      // ISO 8601 forms Date cannot read (week or ordinal dates) would be stored as an invalid date.
-      const d = new Date(v);
-      if (Number.isNaN(d.getTime())) throw new InvalidInputError(`initialRegistrationState.${name} must be an ISO 8601 date-time`);
-      return d;
-    };
-    inst.completion = state.registrationCompletion ?? inst.completion;
-    inst.success = state.registrationSuccess ?? inst.success;
-    inst.completionAmount = state.registrationCompletionAmount ?? inst.completionAmount;
-    inst.scoreScaled = state.score?.scaled ?? inst.scoreScaled;
-    inst.totalSeconds = state.totalSecondsTracked ?? inst.totalSeconds;
-    inst.firstAccessAt = date('firstAccessDate') ?? inst.firstAccessAt;
-    inst.lastAccessAt = date('lastAccessDate') ?? inst.lastAccessAt;
-    inst.completedAt = date('completedDate') ?? inst.completedAt;
-    inst.globalObjectives = state.globalObjectives ?? inst.globalObjectives;
-    inst.suspendedActivityId = state.suspendedActivityId ?? inst.suspendedActivityId;
-    if (state.activityDetails && inst.activityDetails) inst.activityDetails = overlayActivityTree(inst.activityDetails, state.activityDetails);
   }
 
   private duplicate(id: string): InvalidInputError {

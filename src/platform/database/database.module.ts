@@ -1,8 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { dataSourceOptions } from './data-source-options';
+import { serializeSqliteTransactions } from './sqlite-transactions';
 import { SystemStateEntity } from './system-state.entity';
 import { DatabaseDurabilityService } from './database-durability.service';
 import { MigrationsService } from './migrations.service';
@@ -19,6 +21,13 @@ import { SystemStateService } from './system-state.service';
         // MigrationsService runs them, under a lock, so that nodes starting together do not race.
         migrationsRun: false,
       }),
+      // SQLite's one connection takes one transaction at a time (see serializeSqliteTransactions).
+      dataSourceFactory: async (options) => {
+        if (!options) throw new Error('no data source options');
+        const dataSource = await new DataSource(options).initialize();
+        serializeSqliteTransactions(dataSource);
+        return dataSource;
+      },
     }),
     TypeOrmModule.forFeature([SystemStateEntity]),
   ],

@@ -14,6 +14,7 @@ import { XapiReported1766000000000 } from './migrations/1766000000000-xapi-repor
 import { Invitations1767000000000 } from './migrations/1767000000000-invitations';
 import { LaunchHistoryLog1766200000000 } from './migrations/1766200000000-launch-history-log';
 import { ApplicationAccount1767200000000 } from './migrations/1767200000000-application-account';
+import { InvitationJoinedCount1767400000000 } from './migrations/1767400000000-invitation-joined-count';
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
 import { AuditLog1767600000000 } from './migrations/1767600000000-audit-log';
 
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   Invitations1767000000000,
   ApplicationAccount1767200000000,
   XapiDocumentAgent1767300000000,
+  InvitationJoinedCount1767400000000,
   AuditLog1767600000000,
 ];

@@ -18,6 +18,11 @@ export class InvitationEntity {
   @Column({ type: 'boolean' }) allowNewRegistrations!: boolean;
   /** 0 = no cap. */
   @Column({ type: 'int' }) registrationCap!: number;
+  /**
+   * Public: the visitors who joined (its user invitations). Only the conditional updates of InvitationsService change
+   * it (never `save`, which would write back a stale count).
+   */
+  @Column({ type: 'int', update: false }) joinedCount!: number;
   @Column({ type: 'datetime', precision: 3, nullable: true }) expirationDate!: Date | null;
   @Sealed({ jsonField: 'sealedPassword' }) @Column({ type: 'text', nullable: true, transformer: jsonColumn }) postBack!: StoredPostBack | null;
   @Column({ type: 'text', nullable: true }) emailSubject!: string | null;

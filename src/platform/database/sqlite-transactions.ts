@@ -1,0 +1,36 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DataSource } from 'typeorm';
+
+/** The transaction a piece of work runs in, while it is open (work it started that outlives it must queue again). */
+interface OpenTransaction {
+  open: boolean;
+}
+
+/**
+ * SQLite: TypeORM's better-sqlite3 driver has one connection and one query runner for every caller, so two
+ * transactions begun at once (two creations awaited together in one process) interleave on it: the second BEGIN fails
+ * ("cannot start a transaction within a transaction"), or one's ROLLBACK undoes the other's statements, and a caller
+ * that then looks for what it wrote may find another's. SQLite has one writer anyway; this makes the data source's
+ * transactions (`DataSource.transaction`, a repository's `manager.transaction`) take turns, in call order. A
+ * transaction begun inside another's callback (same async context) runs at once, as TypeORM's savepoint. No effect
+ * on other drivers.
+ */
+export function serializeSqliteTransactions(dataSource: DataSource): void {
+  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return;
+  const manager = dataSource.manager;
+  const original = manager.transaction.bind(manager) as (...args: unknown[]) => Promise<unknown>;
+  const current = new AsyncLocalStorage<OpenTransaction>();
+  let tail: Promise<unknown> = Promise.resolve();
+  const transaction = (...args: unknown[]): Promise<unknown> => {
+    if (current.getStore()?.open) return original(...args);
+    const run = tail.then(() => {
+      const tx: OpenTransaction = { open: true };
+      return current.run(tx, () => original(...args)).finally(() => {
+        tx.open = false;
+      });
+    });
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  manager.transaction = transaction;
+}
