@@ -1,0 +1,11 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** Which registration is a client learner's on a dispatch (the learner key is the id LCDS sees, hashed or not). */
+@Entity('dispatch_registration')
+export class DispatchRegistrationEntity {
+  @PrimaryColumn({ type: 'varchar', length: 191 }) appId!: string;
+  @PrimaryColumn({ type: 'varchar', length: 191 }) dispatchId!: string;
+  @PrimaryColumn({ type: 'varchar', length: 191 }) learnerKey!: string;
+  @Column({ type: 'varchar', length: 191 }) registrationId!: string;
+  @Column({ type: 'datetime', precision: 3 }) createdAt!: Date;
+}
