@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authorize } from '../../platform/auth/authorize.decorator';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.decorator';
@@ -10,8 +10,9 @@ import { TagsService } from '../tags/tags.service';
 import { DestinationsService } from './destinations.service';
 import { DispatchesService } from './dispatches.service';
 import { D, R, W } from './dispatch-scopes';
+import { DispatchZips, sendZip } from './dispatch-zips';
 import { DestinationDto, DestinationListDto, EnabledDto } from './dto/dispatch.dto';
-import { DestinationGetQueryDto, DestinationListQueryDto, DispatchListQueryDto } from './dto/dispatch-query.dto';
+import { DestinationGetQueryDto, DestinationListQueryDto, DispatchListQueryDto, DispatchZipQueryDto } from './dto/dispatch-query.dto';
 
 @ApiTags('dispatch')
 @Controller('dispatch/destinations')
@@ -20,6 +21,7 @@ export class DestinationsController {
     private readonly destinations: DestinationsService,
     private readonly dispatches: DispatchesService,
     private readonly tags: TagsService,
+    private readonly zips: DispatchZips,
   ) {}
 
   @Get()
@@ -154,5 +156,13 @@ export class DestinationsController {
   async deleteDestinationTags(@CurrentPrincipal() p: Principal, @Param('destinationId') id: string, @Body() body: TagListDto) {
     await this.destinations.require(p.appId, id);
     await this.tags.remove(p.appId, 'destination', id, body.tags);
+  }
+
+  @Get(':destinationId/dispatches/zip')
+  @ApiOperation({ operationId: 'OPdestinationId' })
+  @ApiProduces('application/zip')
+  @Authorize(...R)
+  async getDestinationDispatchZip(@CurrentPrincipal() p: Principal, @Param('destinationId') id: string, @Query() query: DispatchZipQueryDto, @Res() res: Response) {
+    sendZip(res, await this.zips.forDestination(p.appId, id, query));
   }
 }

@@ -4,11 +4,14 @@ import { EventBus, RegistrationDeleted } from '../../platform/events';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { CourseHooks } from '../courses/course-hooks';
 import { CoursesModule } from '../courses/courses.module';
+import { LaunchLinksModule } from '../player/launch-links.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
+import { DispatchLaunches } from './dispatch-launches';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
 import { DispatchesController } from './dispatches.controller';
 import { DispatchesService } from './dispatches.service';
+import { DispatchZips } from './dispatch-zips';
 import { DestinationEntity } from './entities/destination.entity';
 import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
@@ -16,10 +19,10 @@ import { DispatchEntity } from './entities/dispatch.entity';
 
 /** Dispatch service: destinations, dispatches, their packages and launches. */
 @Module({
-  imports: [TypeOrmModule.forFeature([DestinationEntity, DispatchEntity, DispatchRegistrationEntity, DispatchNonceEntity]), CoursesModule, RegistrationsModule],
+  imports: [TypeOrmModule.forFeature([DestinationEntity, DispatchEntity, DispatchRegistrationEntity, DispatchNonceEntity]), CoursesModule, RegistrationsModule, LaunchLinksModule],
   controllers: [DestinationsController, DispatchesController],
-  providers: [DestinationsService, DispatchesService],
-  exports: [DispatchesService],
+  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches],
+  exports: [DispatchesService, DispatchLaunches],
 })
 export class DispatchModule implements OnModuleInit {
   constructor(

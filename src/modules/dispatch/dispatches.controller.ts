@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authorize } from '../../platform/auth/authorize.decorator';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.decorator';
@@ -9,8 +9,9 @@ import { BatchTagsDto, TagListDto } from '../tags/dto/tags.dto';
 import { TagsService } from '../tags/tags.service';
 import { DispatchesService } from './dispatches.service';
 import { D, R, W } from './dispatch-scopes';
+import { DispatchZips, sendZip } from './dispatch-zips';
 import { CreateDispatchListDto, EnabledDto, UpdateDispatchDto } from './dto/dispatch.dto';
-import { DispatchListQueryDto, DispatchSelectionQueryDto } from './dto/dispatch-query.dto';
+import { DispatchListQueryDto, DispatchSelectionQueryDto, DispatchZipQueryDto } from './dto/dispatch-query.dto';
 
 @ApiTags('dispatch')
 @Controller('dispatch/dispatches')
@@ -18,6 +19,7 @@ export class DispatchesController {
   constructor(
     private readonly dispatches: DispatchesService,
     private readonly tags: TagsService,
+    private readonly zips: DispatchZips,
   ) {}
 
   @Get()
@@ -160,5 +162,13 @@ export class DispatchesController {
   async deleteDispatchTags(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string, @Body() body: TagListDto) {
     await this.dispatches.require(p.appId, id);
     await this.tags.remove(p.appId, 'dispatch', id, body.tags);
+  }
+
+  @Get(':dispatchId/zip')
+  @ApiOperation({ operationId: 'OPdispatchId' })
+  @ApiProduces('application/zip')
+  @Authorize(...R)
+  async getDispatchZip(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string, @Query() query: DispatchZipQueryDto, @Res() res: Response) {
+    sendZip(res, await this.zips.forDispatch(p.appId, id, query));
   }
 }

@@ -121,6 +121,13 @@ export class DispatchesService {
     }
   }
 
+  /** The dispatches of a destination (carrying any of `tags`, when given), oldest first. */
+  async ofDestination(appId: string, destinationId: string, tags: string[]): Promise<DispatchEntity[]> {
+    await this.destinations.require(appId, destinationId);
+    const qb = this.selection(appId, { destinationId, tags }).orderBy('x.createdAt', 'ASC').addOrderBy('x.id', 'ASC');
+    return qb.getMany();
+  }
+
   async byPackageKey(key: string): Promise<DispatchEntity | null> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return null;
     return this.dispatches.findOneBy({ packageKey: key });

@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ti
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 
-export type KeyPurpose = 'secret-box' | 'token-signing' | 'paging' | 'links' | 'postbacks' | 'lrs-tokens' | 'reports';
+export type KeyPurpose = 'secret-box' | 'token-signing' | 'paging' | 'links' | 'postbacks' | 'lrs-tokens' | 'reports' | 'dispatch';
 
 /**
  * Every key the service uses is derived from the one master key of the configuration (HKDF-SHA256),

@@ -1,0 +1,69 @@
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
+import { DispatchLaunches } from './dispatch-launches';
+import { bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
+
+/**
+ * The learner-facing side of dispatch packages, under PUBLIC_URL/dispatch/: the launch (framed by the client LMS's
+ * copy of the package), the relay's progress polls, the player's exit page and the clock the package's tokens use.
+ */
+@ApiExcludeController()
+@Controller('dispatch')
+export class DispatchPagesController {
+  constructor(private readonly launches: DispatchLaunches) {}
+
+  @Get('clock')
+  @PublicEndpoint()
+  clock(@Res({ passthrough: true }) res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    return { now: Math.floor(Date.now() / 1000) };
+  }
+
+  @Get('launch')
+  @PublicEndpoint()
+  async launch(@Query('token') token: unknown, @Res() res: Response) {
+    const nonce = randomBytes(16).toString('base64');
+    const result = typeof token === 'string' ? await this.launches.fromPackage(token) : { refused: 'invalid' as const };
+    if ('refused' in result) {
+      const r = REFUSALS[result.refused];
+      return this.send(res, r.status, messagePage(r.text), nonce);
+    }
+    const page = bridgePage(nonce, { playerUrl: result.playerUrl, status: `/dispatch/status/${result.statusToken}`, target: result.lmsOrigin, every: result.pollMs });
+    this.send(res, 200, page, nonce);
+  }
+
+  @Get('status/:token')
+  @PublicEndpoint()
+  async status(@Param('token') token: string, @Res() res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    const progress = await this.launches.status(token).catch(() => null);
+    if (!progress) return res.status(404).json({ message: 'This launch is not known (or no longer)' });
+    res.json(progress);
+  }
+
+  @Get('exit')
+  @PublicEndpoint()
+  exit(@Res() res: Response) {
+    const nonce = randomBytes(16).toString('base64');
+    this.send(res, 200, messagePage(EXIT_TEXT, nonce, EXIT_SCRIPT), nonce);
+  }
+
+  /**
+   * Any page may frame these: a client LMS often serves its content (the package's page) from another origin than
+   * its own pages, and frame-ancestors would have to name both. The relay posts to the token's origin alone.
+   */
+  private send(res: Response, status: number, body: string, nonce: string): void {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader(
+      'Content-Security-Policy',
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; frame-ancestors *; base-uri 'none'`,
+    );
+    res.status(status).type('html').send(body);
+  }
+}
