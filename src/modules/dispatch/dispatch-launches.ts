@@ -101,7 +101,15 @@ export class DispatchLaunches {
    * The learner's launch of a dispatch (package or LTI): refused while the dispatch is off, expired or full (nothing is
    * created then); otherwise the learner's registration, resumed, or new (on a new instance when the course changed).
    */
-  async launch(d: DispatchEntity, learnerId: string, name: { firstName?: string; lastName?: string }, lmsOrigin: string, cssUrl: string | undefined, now: Date): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
+  async launch(
+    d: DispatchEntity,
+    learnerId: string,
+    name: { firstName?: string; lastName?: string },
+    lmsOrigin: string,
+    cssUrl: string | undefined,
+    now: Date,
+    redirectOnExitUrl = `${this.config.publicUrl}/dispatch/exit`,
+  ): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
     if (!d.enabled) return { refused: 'disabled' };
     if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
     const course = await this.courses.titles(d.appId, [d.courseId]);
@@ -115,7 +123,7 @@ export class DispatchLaunches {
       target: { kind: 'registration', registrationId, instance },
       tracking: true,
       expirySeconds: 60,
-      redirectOnExitUrl: `${this.config.publicUrl}/dispatch/exit`,
+      redirectOnExitUrl,
       ...(cssUrl ? { cssUrl } : {}),
     });
     const view = await this.registrations.progress(d.appId, registrationId, {}, instance);

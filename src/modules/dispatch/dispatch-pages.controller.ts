@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { DispatchLaunches } from './dispatch-launches';
+import { DispatchLti } from './dispatch-lti';
 import { bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
 
 /**
@@ -13,7 +14,10 @@ import { bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dis
 @ApiExcludeController()
 @Controller('dispatch')
 export class DispatchPagesController {
-  constructor(private readonly launches: DispatchLaunches) {}
+  constructor(
+    private readonly launches: DispatchLaunches,
+    private readonly lti: DispatchLti,
+  ) {}
 
   @Get('clock')
   @PublicEndpoint()
@@ -34,6 +38,21 @@ export class DispatchPagesController {
     }
     const page = bridgePage(nonce, { playerUrl: result.playerUrl, status: `/dispatch/status/${result.statusToken}`, target: result.lmsOrigin, every: result.pollMs });
     this.send(res, 200, page, nonce);
+  }
+
+  /** LTI 1.1 basic launch (the consumer's auto-submitted form): on to the player, or a plain page saying why not. */
+  @Post('lti/:key')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async ltiLaunch(@Param('key') key: string, @Body() body: unknown, @Res() res: Response) {
+    const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const result = await this.lti.launch(key, form);
+    if ('refused' in result) {
+      const r = REFUSALS[result.refused];
+      return this.send(res, r.status, messagePage(r.text), randomBytes(16).toString('base64'));
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(303, result.playerUrl);
   }
 
   @Get('status/:token')

@@ -7,6 +7,7 @@ import { CoursesModule } from '../courses/courses.module';
 import { LaunchLinksModule } from '../player/launch-links.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { DispatchLaunches } from './dispatch-launches';
+import { DispatchLti } from './dispatch-lti';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
 import { DispatchesController } from './dispatches.controller';
@@ -21,8 +22,8 @@ import { DispatchEntity } from './entities/dispatch.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([DestinationEntity, DispatchEntity, DispatchRegistrationEntity, DispatchNonceEntity]), CoursesModule, RegistrationsModule, LaunchLinksModule],
   controllers: [DestinationsController, DispatchesController],
-  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches],
-  exports: [DispatchesService, DispatchLaunches],
+  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches, DispatchLti],
+  exports: [DispatchesService, DispatchLaunches, DispatchLti],
 })
 export class DispatchModule implements OnModuleInit {
   constructor(

@@ -10,6 +10,7 @@ import { TagsService } from '../tags/tags.service';
 import { DispatchesService } from './dispatches.service';
 import { D, R, W } from './dispatch-scopes';
 import { DispatchZips, sendZip } from './dispatch-zips';
+import { DispatchLti } from './dispatch-lti';
 import { CreateDispatchListDto, EnabledDto, UpdateDispatchDto } from './dto/dispatch.dto';
 import { DispatchListQueryDto, DispatchSelectionQueryDto, DispatchZipQueryDto } from './dto/dispatch-query.dto';
 
@@ -20,6 +21,7 @@ export class DispatchesController {
     private readonly dispatches: DispatchesService,
     private readonly tags: TagsService,
     private readonly zips: DispatchZips,
+    private readonly lti: DispatchLti,
   ) {}
 
   @Get()
@@ -170,5 +172,12 @@ export class DispatchesController {
   @Authorize(...R)
   async getDispatchZip(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string, @Query() query: DispatchZipQueryDto, @Res() res: Response) {
     sendZip(res, await this.zips.forDispatch(p.appId, id, query));
+  }
+
+  @Get(':dispatchId/lti')
+  @ApiOperation({ operationId: 'GetLtiDispatch' })
+  @Authorize(...R)
+  getLtiDispatch(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string) {
+    return this.lti.info(p.appId, id);
   }
 }

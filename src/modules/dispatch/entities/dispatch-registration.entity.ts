@@ -7,5 +7,8 @@ export class DispatchRegistrationEntity {
   @PrimaryColumn({ type: 'varchar', length: 191 }) dispatchId!: string;
   @PrimaryColumn({ type: 'varchar', length: 191 }) learnerKey!: string;
   @Column({ type: 'varchar', length: 191 }) registrationId!: string;
+  /** LTI 1.1: the consumer's Basic Outcomes service for this learner, and the result's sourcedid. */
+  @Column({ type: 'text', nullable: true }) ltiOutcomeUrl!: string | null;
+  @Column({ type: 'text', nullable: true }) ltiResultSourcedid!: string | null;
   @Column({ type: 'datetime', precision: 3 }) createdAt!: Date;
 }

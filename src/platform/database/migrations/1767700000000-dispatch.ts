@@ -64,7 +64,16 @@ export class Dispatch1767700000000 implements MigrationInterface {
     await queryRunner.createTable(
       new Table({
         name: 'dispatch_registration',
-        columns: [c.id('app_id', { isPrimary: true }), c.id('dispatch_id', { isPrimary: true }), c.id('learner_key', { isPrimary: true }), c.id('registration_id'), c.datetime('created_at')],
+        columns: [
+          c.id('app_id', { isPrimary: true }),
+          c.id('dispatch_id', { isPrimary: true }),
+          c.id('learner_key', { isPrimary: true }),
+          c.id('registration_id'),
+          // LTI 1.1 Basic Outcomes: where the consumer takes this learner's score, and its result id.
+          c.text('lti_outcome_url'),
+          c.text('lti_result_sourcedid'),
+          c.datetime('created_at'),
+        ],
         indices: [new TableIndex({ name: 'ix_dispatch_registration_reg', columnNames: ['app_id', 'registration_id'] })],
       }),
     );
