@@ -1,5 +1,6 @@
 import { fixture, importCourse } from '../support/courses';
 import { Clients, createClients, errorBody, failure, invoke, op, sc } from '../support/official-client';
+import { unzip } from '../support/dispatch-lms';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
 /**
@@ -214,6 +215,24 @@ describe('official SCORM Cloud JavaScript client (v3): dispatch', () => {
       const res = await call(`${s.api}/dispatch/${path}`, { method, auth: app, json });
       expect({ path, json, status: res.status, message: typeof res.body.message }).toEqual({ path, json, status: 400, message: 'string' });
     }
+  });
+
+  it('GetDispatchZip and GetDestinationDispatchZip through the client; unsupported types are a 400', async () => {
+    const zip = await op(api, 'getDispatchZip', 'd-acme-golf', { type: 'SCORM_2004_3RD' });
+    expect(Buffer.isBuffer(zip)).toBe(true);
+    const files = await unzip(zip);
+    expect([...files.keys()].sort()).toEqual(['imsmanifest.xml', 'index.html']);
+    expect(files.get('imsmanifest.xml')!.toString()).toContain('2004 3rd Edition');
+    const all = await unzip(await op(api, 'getDestinationDispatchZip', 'acme-lms', {}));
+    expect([...all.keys()].sort()).toEqual(['d-acme-golf.zip', 'd-acme-golf2.zip']);
+    expect([...(await unzip(all.get('d-acme-golf.zip')!)).keys()].sort()).toEqual(['imsmanifest.xml', 'index.html']);
+    const tagged = await unzip(await op(api, 'getDestinationDispatchZip', 'acme-lms', { tags: ['spring'] }));
+    expect([...tagged.keys()]).toEqual(['d-acme-golf.zip']);
+    const cmi5 = await failure(api, 'getDispatchZip', 'd-acme-golf', { type: 'CMI5' });
+    expect(cmi5.status).toBe(400);
+    expect(errorBody(cmi5).message).toMatch(/SCORM_12 and SCORM_2004_3RD/);
+    expect((await failure(api, 'getDispatchZip', 'd-acme-golf', { cssUrl: 'javascript:alert(1)' })).status).toBe(400);
+    expect((await call(`${s.api}/dispatch/dispatches/d-acme-golf/zip`, { auth: otherApp })).status).toBe(404);
   });
 
   it('scopes: read:dispatch reads, write:dispatch writes, delete:dispatch deletes; read/write/delete do too', async () => {

@@ -1,6 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EventBus, RegistrationDeleted } from '../../platform/events';
+import { EventBus, LearnerErased, RegistrationDeleted } from '../../platform/events';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { CourseHooks } from '../courses/course-hooks';
 import { CoursesModule } from '../courses/courses.module';
@@ -37,5 +37,7 @@ export class DispatchModule implements OnModuleInit {
     this.courseHooks.registerDeletion('dispatch', (appId, courseId, version) => (version === undefined ? this.dispatches.removeForCourse(appId, courseId) : Promise.resolve()));
     this.applicationHooks.registerPurger('dispatch', (appId) => this.dispatches.purgeApplication(appId));
     this.events.on(RegistrationDeleted, (e) => (e.instance === null ? this.dispatches.registrationDeleted(e.appId, e.registrationId) : undefined));
+    // The erasure deletes the learner's registrations (above); a link whose registration was already gone goes here.
+    this.events.on(LearnerErased, (e) => this.dispatches.forgetLearner(e.appId, e.learnerId));
   }
 }

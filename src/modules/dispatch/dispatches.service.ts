@@ -283,6 +283,10 @@ export class DispatchesService {
     await this.learners.delete({ appId, registrationId });
   }
 
+  async forgetLearner(appId: string, learnerKey: string): Promise<void> {
+    await this.learners.delete({ appId, learnerKey });
+  }
+
   private async idsWhere(appId: string, where: { destinationId?: string; courseId?: string }): Promise<string[]> {
     return (await this.dispatches.find({ where: { appId, ...where }, select: { id: true } })).map((r) => r.id);
   }
