@@ -1,11 +1,9 @@
-import { Frame, Page } from 'playwright-core';
 import { importCourse } from '../support/courses';
+import { finishSco, PASSING_SCO_12 } from '../support/dispatch-lms';
 import { startLtiPlatform, LtiPlatform, signedLaunch } from '../support/lti-platform';
 import { sc, createClients, op } from '../support/official-client';
 import { launchBrowser, openPage, scoPackage, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
-
-const FINISH = `API.LMSInitialize(''); window.finish = function () { API.LMSSetValue('cmi.core.score.raw', '85'); API.LMSSetValue('cmi.core.lesson_status', 'passed'); API.LMSCommit(''); API.LMSFinish(''); };`;
 
 /**
  * LTI 1.1 dispatch launches from a test platform written here (its own OAuth 1.0a signing, its own Basic Outcomes
@@ -23,7 +21,7 @@ describe('LTI 1.1 dispatch launches', () => {
     s = await startTestServer({ LCDS_OUTBOUND_ALLOW_PRIVATE: 'true', LCDS_POSTBACK_BACKOFF_MS: '100' });
     platform = await startLtiPlatform();
     app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
-    await importCourse(s.api, app, 'lti12', { name: 'lti12.zip', data: await scoPackage('1.2', FINISH), type: 'application/zip' });
+    await importCourse(s.api, app, 'lti12', { name: 'lti12.zip', data: await scoPackage('1.2', PASSING_SCO_12), type: 'application/zip' });
     await call(`${s.api}/dispatch/destinations`, { method: 'POST', auth: app, json: { destinations: [{ id: 'platform', data: { name: 'Test platform' } }] } });
     await call(`${s.api}/dispatch/dispatches`, { method: 'POST', auth: app, json: { dispatches: [{ id: 'lti-d', data: { destinationId: 'platform', courseId: 'lti12' } }] } });
     const clients = createClients(s.api, { normal: [s.firstStart.application.appId, s.firstStart.application.secretKey] });
@@ -39,7 +37,6 @@ describe('LTI 1.1 dispatch launches', () => {
     await s?.close();
   });
 
-  const scoFrame = (page: Page) => waitFor<Frame | undefined>(() => Promise.resolve(page.frames().find((f) => f.url().includes('/sco/index.html'))), (f) => f !== undefined, 20_000);
   const post = (fields: Record<string, string>) => fetch(info.url, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
 
   it('GetLtiDispatch: the launch URL, consumer key and shared secret of the dispatch', () => {
@@ -50,10 +47,7 @@ describe('LTI 1.1 dispatch launches', () => {
 
   it('a learner launched from the platform completes the course; the platform receives the score (Basic Outcomes)', async () => {
     const page = await openPage(browser.context, platform.launchPageUrl({ id: 'lti-user-1', given: 'Ada', family: 'Lovelace', sourcedId: 'grade-ada' }));
-    const frame = await scoFrame(page);
-    if (!frame) throw new Error(`no SCO: ${page.url()}`);
-    await waitFor(() => frame.locator('#state').textContent(), (t) => t === 'ready', 15_000);
-    await frame.evaluate(() => (window as any).finish());
+    await finishSco(page);
     const received = await waitFor(() => Promise.resolve(platform.outcomes.filter((o) => o.sourcedId === 'grade-ada')), (o) => o.some((x) => x.score === 0.85), 20_000);
     expect(received.at(-1)).toEqual({ sourcedId: 'grade-ada', score: 0.85, signatureValid: true, bodyHashValid: true });
     const regs = (await call(`${s.api}/registrations?courseId=lti12`, { auth: app })).body.registrations;

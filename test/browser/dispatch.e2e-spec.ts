@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { Frame, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { importCourse } from '../support/courses';
-import { startStandInLms, StandInLms, unzip } from '../support/dispatch-lms';
+import { finishSco, scoFrame, startStandInLms, StandInLms, unzip } from '../support/dispatch-lms';
 import { launchBrowser, openPage, scoPackage, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
@@ -54,14 +54,7 @@ describe('dispatch packages in a stand-in LMS', () => {
     lms.install(dispatchId, files);
     return files;
   };
-  const scoFrame = (page: Page) => waitFor<Frame | undefined>(() => Promise.resolve(page.frames().find((f) => f.url().includes('/sco/index.html'))), (f) => f !== undefined, 20_000);
-  const finish = async (page: Page) => {
-    const frame = await scoFrame(page);
-    if (!frame) throw new Error(`the course never ran: ${page.frames().map((f) => f.url()).join(', ')}`);
-    await waitFor(() => frame.locator('#state').textContent(), (t) => t === 'ready', 15_000);
-    // The SCO sits four frames deep (LMS, package page, LCDS's relay, player): its button is pressed by script.
-    await frame.evaluate(() => (window as any).finish());
-  };
+  const finish = finishSco;
   const lmsCalls = (page: Page) => page.evaluate(() => (window as any).lmsCalls as string[][]);
   const lmsValues = (page: Page) => page.evaluate(() => (window as any).lmsValues as Record<string, string>);
   const courseText = async (page: Page) => {

@@ -1,6 +1,8 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import type { Frame, Page } from 'playwright-core';
 import * as yauzl from 'yauzl';
+import { waitFor } from './player';
 
 /** Every file of a zip, by name. */
 export async function unzip(data: Buffer): Promise<Map<string, Buffer>> {
@@ -74,4 +76,20 @@ export async function startStandInLms(): Promise<StandInLms> {
     playUrl: (name, learner, version = '1.2') => `${origin}/play/${encodeURIComponent(name)}?${new URLSearchParams({ learner: learner.id, name: learner.name, version })}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** A SCORM 1.2 SCO script (for scoPackage) whose Finish passes the course with a score of 85. */
+export const PASSING_SCO_12 = `API.LMSInitialize(''); window.finish = function () { API.LMSSetValue('cmi.core.score.raw', '85'); API.LMSSetValue('cmi.core.lesson_status', 'passed'); API.LMSCommit(''); API.LMSFinish(''); };`;
+
+/** The frame of the generated SCO (scoPackage), however deep the LMS, package page, relay and player nest it. */
+export function scoFrame(page: Page): Promise<Frame | undefined> {
+  return waitFor<Frame | undefined>(() => Promise.resolve(page.frames().find((f) => f.url().includes('/sco/index.html'))), (f) => f !== undefined, 20_000);
+}
+
+/** Presses the SCO's Finish once it is ready (by script: the frame may sit several frames deep). */
+export async function finishSco(page: Page): Promise<void> {
+  const frame = await scoFrame(page);
+  if (!frame) throw new Error(`the course never ran: ${page.frames().map((f) => f.url()).join(', ')}`);
+  await waitFor(() => frame.locator('#state').textContent(), (t) => t === 'ready', 15_000);
+  await frame.evaluate(() => (window as unknown as { finish(): void }).finish());
 }

@@ -11,6 +11,7 @@ import { DestinationsService } from './destinations.service';
 import { DispatchesService } from './dispatches.service';
 import { D, R, W } from './dispatch-scopes';
 import { DispatchZips, sendZip } from './dispatch-zips';
+import { DispatchLti13 } from './dispatch-lti13';
 import { DestinationDto, DestinationListDto, EnabledDto } from './dto/dispatch.dto';
 import { DestinationGetQueryDto, DestinationListQueryDto, DispatchListQueryDto, DispatchZipQueryDto } from './dto/dispatch-query.dto';
 
@@ -22,6 +23,7 @@ export class DestinationsController {
     private readonly dispatches: DispatchesService,
     private readonly tags: TagsService,
     private readonly zips: DispatchZips,
+    private readonly lti13: DispatchLti13,
   ) {}
 
   @Get()
@@ -159,10 +161,17 @@ export class DestinationsController {
   }
 
   @Get(':destinationId/dispatches/zip')
-  @ApiOperation({ operationId: 'OPdestinationId' })
+  @ApiOperation({ operationId: 'GetDestinationDispatchZip' })
   @ApiProduces('application/zip')
   @Authorize(...R)
   async getDestinationDispatchZip(@CurrentPrincipal() p: Principal, @Param('destinationId') id: string, @Query() query: DispatchZipQueryDto, @Res() res: Response) {
     sendZip(res, await this.zips.forDestination(p.appId, id, query));
+  }
+
+  @Get(':destinationId/lti13')
+  @ApiOperation({ operationId: 'GetLti13ToolConfigurationSchema' })
+  @Authorize(...R)
+  getLti13ToolConfigurationSchema(@CurrentPrincipal() p: Principal, @Param('destinationId') id: string) {
+    return this.lti13.toolConfiguration(p.appId, id);
   }
 }

@@ -102,20 +102,7 @@ export class DispatchLti implements OnModuleInit {
 
   /** A dispatch registration's progress changed: its score goes back to an LTI consumer that asked for outcomes. */
   private async progressed(e: RegistrationProgressChanged): Promise<void> {
-    // Only dispatch registrations (their ids say so) cost a read here: this runs on every commit.
-    if (!e.registrationId.startsWith('dispatch-')) return;
-    try {
-      const rows = await this.learners.find({ where: { appId: e.appId, registrationId: e.registrationId, ltiOutcomeUrl: Not(IsNull()) } });
-      const score = outcomeScore(e);
-      if (score === null) return;
-      for (const row of rows) {
-        const h = createHash('sha256').update(`${e.appId}\n${row.dispatchId}\n${row.learnerKey}\n${e.instance}\n${score}`).digest('hex');
-        const jobId = `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-        await this.jobs.enqueue(this.queue, { appId: e.appId, dispatchId: row.dispatchId, learnerKey: row.learnerKey }, { appId: e.appId, jobId });
-      }
-    } catch (err) {
-      this.logger.error({ msg: 'LTI outcome not scheduled', appId: e.appId, registrationId: e.registrationId, err: err instanceof Error ? err.message : String(err) });
-    }
+    await schedulePassbacks(e, this.logger, 'lti11', () => this.learners.find({ where: { appId: e.appId, registrationId: e.registrationId, ltiOutcomeUrl: Not(IsNull()) } }), (payload, jobId) => this.jobs.enqueue(this.queue, payload, { appId: e.appId, jobId }));
   }
 
   /** replaceResult with the registration's current score (idempotent: a retry sends what holds then). */
@@ -135,6 +122,32 @@ export class DispatchLti implements OnModuleInit {
     if (res.status < 200 || res.status >= 300) throw new Error(`the outcome service answered HTTP ${res.status}`);
     if (!/<imsx_codeMajor>\s*success\s*<\/imsx_codeMajor>/.test(res.body)) throw new UnrecoverableJobError('the outcome service did not answer success');
     return { sent: true, score };
+  }
+}
+
+/**
+ * Queues one score passback job per LTI link of a dispatch registration whose progress changed (a score to send).
+ * Never throws: the change is saved whatever happens here. The job id derives from the score, so a repeat is a no-op.
+ */
+export async function schedulePassbacks(
+  e: RegistrationProgressChanged,
+  logger: Logger,
+  kind: string,
+  find: () => Promise<DispatchRegistrationEntity[]>,
+  enqueue: (payload: LtiOutcomePayload, jobId: string) => Promise<unknown>,
+): Promise<void> {
+  // Only dispatch registrations (their ids say so) cost a read here: this runs on every commit.
+  if (!e.registrationId.startsWith('dispatch-')) return;
+  const score = outcomeScore(e);
+  if (score === null) return;
+  try {
+    for (const row of await find()) {
+      const h = createHash('sha256').update(`${kind}\n${e.appId}\n${row.dispatchId}\n${row.learnerKey}\n${e.instance}\n${score}\n${e.completion}`).digest('hex');
+      const jobId = `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+      await enqueue({ appId: e.appId, dispatchId: row.dispatchId, learnerKey: row.learnerKey }, jobId);
+    }
+  } catch (err) {
+    logger.error({ msg: 'score passback not scheduled', kind, appId: e.appId, registrationId: e.registrationId, err: err instanceof Error ? err.message : String(err) });
   }
 }
 

@@ -3,8 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
-import { DispatchLaunches } from './dispatch-launches';
+import { DispatchLaunches, LaunchRefusal } from './dispatch-launches';
 import { DispatchLti } from './dispatch-lti';
+import { DispatchLti13 } from './dispatch-lti13';
 import { bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
 
 /**
@@ -17,6 +18,7 @@ export class DispatchPagesController {
   constructor(
     private readonly launches: DispatchLaunches,
     private readonly lti: DispatchLti,
+    private readonly lti13: DispatchLti13,
   ) {}
 
   @Get('clock')
@@ -46,7 +48,49 @@ export class DispatchPagesController {
   @PublicEndpoint()
   async ltiLaunch(@Param('key') key: string, @Body() body: unknown, @Res() res: Response) {
     const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const result = await this.lti.launch(key, form);
+    this.redirectOrRefuse(res, await this.lti.launch(key, form));
+  }
+
+  @Get('lti13/jwks')
+  @PublicEndpoint()
+  async lti13Jwks(@Res({ passthrough: true }) res: Response) {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    return this.lti13.jwks();
+  }
+
+  /** OIDC third-party login initiation (GET or POST, as the platform chooses). */
+  @Get('lti13/login')
+  @PublicEndpoint()
+  async lti13LoginGet(@Query() query: Record<string, unknown>, @Res() res: Response) {
+    await this.lti13Login(query, res);
+  }
+
+  @Post('lti13/login')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async lti13LoginPost(@Body() body: unknown, @Res() res: Response) {
+    await this.lti13Login(typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}, res);
+  }
+
+  @Post('lti13/launch')
+  @HttpCode(200)
+  @PublicEndpoint()
+  async lti13Launch(@Body() body: unknown, @Res() res: Response) {
+    const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const result = typeof form.id_token === 'string' && typeof form.state === 'string' ? await this.lti13.launch(form.id_token, form.state) : { refused: 'invalid' as const };
+    this.redirectOrRefuse(res, result);
+  }
+
+  private async lti13Login(params: Record<string, unknown>, res: Response): Promise<void> {
+    const strings = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const result = await this.lti13.login(strings);
+    if ('refused' in result) return this.redirectOrRefuse(res, result);
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, result.redirect);
+  }
+
+  private redirectOrRefuse(res: Response, result: { playerUrl: string } | { refused: LaunchRefusal }): void {
     if ('refused' in result) {
       const r = REFUSALS[result.refused];
       return this.send(res, r.status, messagePage(r.text), randomBytes(16).toString('base64'));

@@ -8,6 +8,8 @@ import { LaunchLinksModule } from '../player/launch-links.module';
 import { RegistrationsModule } from '../registrations/registrations.module';
 import { DispatchLaunches } from './dispatch-launches';
 import { DispatchLti } from './dispatch-lti';
+import { DispatchLti13 } from './dispatch-lti13';
+import { Lti13ToolKeys } from './lti13-tool-keys';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
 import { DispatchesController } from './dispatches.controller';
@@ -22,8 +24,8 @@ import { DispatchEntity } from './entities/dispatch.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([DestinationEntity, DispatchEntity, DispatchRegistrationEntity, DispatchNonceEntity]), CoursesModule, RegistrationsModule, LaunchLinksModule],
   controllers: [DestinationsController, DispatchesController],
-  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches, DispatchLti],
-  exports: [DispatchesService, DispatchLaunches, DispatchLti],
+  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches, DispatchLti, DispatchLti13, Lti13ToolKeys],
+  exports: [DispatchesService, DispatchLaunches, DispatchLti, DispatchLti13],
 })
 export class DispatchModule implements OnModuleInit {
   constructor(

@@ -11,6 +11,7 @@ import { DispatchesService } from './dispatches.service';
 import { D, R, W } from './dispatch-scopes';
 import { DispatchZips, sendZip } from './dispatch-zips';
 import { DispatchLti } from './dispatch-lti';
+import { DispatchLti13 } from './dispatch-lti13';
 import { CreateDispatchListDto, EnabledDto, UpdateDispatchDto } from './dto/dispatch.dto';
 import { DispatchListQueryDto, DispatchSelectionQueryDto, DispatchZipQueryDto } from './dto/dispatch-query.dto';
 
@@ -22,6 +23,7 @@ export class DispatchesController {
     private readonly tags: TagsService,
     private readonly zips: DispatchZips,
     private readonly lti: DispatchLti,
+    private readonly lti13: DispatchLti13,
   ) {}
 
   @Get()
@@ -167,7 +169,7 @@ export class DispatchesController {
   }
 
   @Get(':dispatchId/zip')
-  @ApiOperation({ operationId: 'OPdispatchId' })
+  @ApiOperation({ operationId: 'GetDispatchZip' })
   @ApiProduces('application/zip')
   @Authorize(...R)
   async getDispatchZip(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string, @Query() query: DispatchZipQueryDto, @Res() res: Response) {
@@ -179,5 +181,12 @@ export class DispatchesController {
   @Authorize(...R)
   getLtiDispatch(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string) {
     return this.lti.info(p.appId, id);
+  }
+
+  @Get(':dispatchId/lti13')
+  @ApiOperation({ operationId: 'GetLti13Dispatch' })
+  @Authorize(...R)
+  getLti13Dispatch(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string) {
+    return this.lti13.dispatchInfo(p.appId, id);
   }
 }

@@ -10,5 +10,8 @@ export class DispatchRegistrationEntity {
   /** LTI 1.1: the consumer's Basic Outcomes service for this learner, and the result's sourcedid. */
   @Column({ type: 'text', nullable: true }) ltiOutcomeUrl!: string | null;
   @Column({ type: 'text', nullable: true }) ltiResultSourcedid!: string | null;
+  /** LTI 1.3 AGS: the line item scores go to, and the platform's id of the learner (`sub`). */
+  @Column({ type: 'text', nullable: true }) lti13Lineitem!: string | null;
+  @Column({ type: 'varchar', length: 255, nullable: true }) lti13Subject!: string | null;
   @Column({ type: 'datetime', precision: 3 }) createdAt!: Date;
 }

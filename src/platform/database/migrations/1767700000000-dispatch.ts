@@ -72,6 +72,9 @@ export class Dispatch1767700000000 implements MigrationInterface {
           // LTI 1.1 Basic Outcomes: where the consumer takes this learner's score, and its result id.
           c.text('lti_outcome_url'),
           c.text('lti_result_sourcedid'),
+          // LTI 1.3 Assignment and Grade Services: the line item the platform takes scores on, and the learner's sub.
+          c.text('lti13_lineitem'),
+          c.string('lti13_subject', 255, { isNullable: true }),
           c.datetime('created_at'),
         ],
         indices: [new TableIndex({ name: 'ix_dispatch_registration_reg', columnNames: ['app_id', 'registration_id'] })],
