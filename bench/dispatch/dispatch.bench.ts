@@ -34,11 +34,14 @@ interface PhaseResult {
   seconds: number;
   errors: number;
   latency: Summary;
+  /** The launch page's part (token check, registration, player link issued) of each launch. */
+  launchPage: Summary;
 }
 
 /** `launches` launches, `concurrency` at a time; each one's time from the first request to the player's 303. */
 async function phase(name: string, baseUrl: string, learners: string[], concurrency: number, token: (learner: string) => string): Promise<PhaseResult> {
   const times: number[] = [];
+  const pageTimes: number[] = [];
   let errors = 0;
   let next = 0;
   const started = performance.now();
@@ -51,6 +54,7 @@ async function phase(name: string, baseUrl: string, learners: string[], concurre
         const html = await page.text();
         const playerUrl = /"playerUrl":"([^"]+)"/.exec(html)?.[1];
         if (page.status !== 200 || !playerUrl) throw new Error(`launch answered ${page.status}`);
+        pageTimes.push(performance.now() - t0);
         const player = await fetch(playerUrl, { redirect: 'manual' });
         await player.arrayBuffer();
         if (player.status !== 303) throw new Error(`player link answered ${player.status}`);
@@ -62,7 +66,7 @@ async function phase(name: string, baseUrl: string, learners: string[], concurre
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { name, launches: times.length, seconds: (performance.now() - started) / 1000, errors, latency: summarize(times) };
+  return { name, launches: times.length, seconds: (performance.now() - started) / 1000, errors, latency: summarize(times), launchPage: summarize(pageTimes) };
 }
 
 async function main(): Promise<void> {
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
     `stack: ${stack.label}; node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}, load average ${load0.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`,
     '',
     formatTable(
-      ['phase', 'launches', 'launches/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'goal'],
+      ['phase', 'launches', 'launches/s', 'p50 ms', 'p99 ms', 'max ms', 'launch page p50/p99', 'errors', 'goal'],
       results.map((r) => [
         r.name,
         String(r.launches),
@@ -106,10 +110,11 @@ async function main(): Promise<void> {
         fmtMs(r.latency.p50),
         fmtMs(r.latency.p99),
         fmtMs(r.latency.max),
+        `${fmtMs(r.launchPage.p50)} / ${fmtMs(r.launchPage.p99)}`,
         String(r.errors),
         r.errors === 0 && r.latency.p99 < GOAL_P99_MS ? `ok (p99 < ${GOAL_P99_MS} ms)` : `MISS (p99 < ${GOAL_P99_MS} ms)`,
       ]),
-      (c) => c > 0 && c < 7,
+      (c) => c > 0 && c < 8,
     ),
     `dispatch registrationCount after the run: ${count} (expected ${n + Math.min(100, n)})`,
   ].join('\n');

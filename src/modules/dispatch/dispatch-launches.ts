@@ -112,12 +112,12 @@ export class DispatchLaunches {
   ): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
     if (!d.enabled) return { refused: 'disabled' };
     if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
-    const course = await this.courses.titles(d.appId, [d.courseId]);
-    if (!course.has(d.courseId)) return { refused: 'unavailable' };
+    const course = await this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
+    if (!course) return { refused: 'unavailable' };
     const learner = this.learnerOf(d, learnerId, name);
-    const found = await this.registrationOf(d, learner);
+    const found = await this.registrationOf(d, learner, course.latestVersion);
     if ('refused' in found) return found;
-    const { registrationId, instance } = found;
+    const { registrationId, instance, totalSeconds } = found;
     const playerUrl = await this.launchLinks.issue({
       appId: d.appId,
       target: { kind: 'registration', registrationId, instance },
@@ -126,10 +126,9 @@ export class DispatchLaunches {
       redirectOnExitUrl,
       ...(cssUrl ? { cssUrl } : {}),
     });
-    const view = await this.registrations.progress(d.appId, registrationId, {}, instance);
-    const status = { a: d.appId, g: registrationId, i: instance, s: view.totalSecondsTracked, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
+    const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
     const body = Buffer.from(JSON.stringify(status)).toString('base64url');
-    return { playerUrl, statusToken: `${body}.${this.keys.sign('dispatch', body)}`, lmsOrigin, pollMs: await this.pollMs(d.appId, registrationId), registrationId };
+    return { playerUrl, statusToken: `${body}.${this.keys.sign('dispatch', body)}`, lmsOrigin, pollMs: await this.pollMs(d), registrationId };
   }
 
   /** The progress of the launch a status token was issued for; null when the token is not good (or the registration went). */
@@ -137,14 +136,15 @@ export class DispatchLaunches {
     const [body, sig] = token.split('.');
     if (!body || !sig || !this.keys.verify('dispatch', body, sig)) return null;
     const s = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a: string; g: string; i: number; s: number; e: number };
-    if (s.e * 1000 < now || !(await this.registrations.find(s.a, s.g))) return null;
-    const view = await this.registrations.progress(s.a, s.g, {}, s.i);
+    const reg = s.e * 1000 < now ? null : await this.registrations.find(s.a, s.g);
+    if (!reg) return null;
+    const inst = await this.registrations.requireInstance(s.a, reg, s.i);
     return {
-      completion: view.registrationCompletion,
-      success: view.registrationSuccess,
-      ...(view.score ? { score: view.score.scaled } : {}),
-      totalSeconds: view.totalSecondsTracked,
-      sessionSeconds: Math.max(0, view.totalSecondsTracked - s.s),
+      completion: inst.completion,
+      success: inst.success,
+      ...(inst.scoreScaled !== null ? { score: inst.scoreScaled } : {}),
+      totalSeconds: inst.totalSeconds,
+      sessionSeconds: Math.max(0, inst.totalSeconds - s.s),
     };
   }
 
@@ -155,19 +155,17 @@ export class DispatchLaunches {
     return { key: `hashed-${h.slice(0, 40)}` };
   }
 
-  private async registrationOf(d: DispatchEntity, learner: DispatchLearner): Promise<{ registrationId: string; instance: number } | { refused: LaunchRefusal }> {
+  /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
+  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, latestVersion: number): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
     const link = await this.learners.findOneBy({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
     const existing = link ? await this.registrations.find(d.appId, link.registrationId) : null;
     if (existing) {
-      if (d.instanced) {
-        const current = await this.registrations.progress(d.appId, existing.id, {}, existing.latestInstance);
-        const { course } = await this.courses.resolveVersion(d.appId, d.courseId);
-        if (course.latestVersion > current.course.version) {
-          await this.registrations.createInstance(d.appId, existing.id);
-          return { registrationId: existing.id, instance: existing.latestInstance + 1 };
-        }
+      const current = await this.registrations.requireInstance(d.appId, existing, existing.latestInstance);
+      if (d.instanced && latestVersion > current.courseVersion) {
+        await this.registrations.createInstance(d.appId, existing.id);
+        return { registrationId: existing.id, instance: existing.latestInstance + 1, totalSeconds: 0 };
       }
-      return { registrationId: existing.id, instance: existing.latestInstance };
+      return { registrationId: existing.id, instance: existing.latestInstance, totalSeconds: current.totalSeconds };
     }
     if (!d.allowNewRegistrations) return { refused: 'noNew' };
     // The cap is checked and the count taken in one statement: two learners racing for the last place cannot both win.
@@ -193,7 +191,7 @@ export class DispatchLaunches {
         });
     }
     await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();
-    return { registrationId, instance: 0 };
+    return { registrationId, instance: 0, totalSeconds: 0 };
   }
 
   /** Records a token's nonce; false when it was seen before (a replay). Expired nonces are swept now and then. */
@@ -212,8 +210,9 @@ export class DispatchLaunches {
     }
   }
 
-  private async pollMs(appId: string, registrationId: string): Promise<number> {
-    const values = await this.settings.effective(appId, await this.registrations.settingTarget(appId, registrationId), ['DispatchPollingFrequency']);
+  /** DispatchPollingFrequency as the course has it (application or course level; a registration's own is not read). */
+  private async pollMs(d: DispatchEntity): Promise<number> {
+    const values = await this.settings.effective(d.appId, { level: 'course', courseId: d.courseId }, ['DispatchPollingFrequency']);
     const ms = Number(values.get('DispatchPollingFrequency'));
     return Number.isFinite(ms) && ms >= 250 ? Math.min(ms, 60_000) : 1500;
   }
