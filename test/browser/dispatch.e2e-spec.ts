@@ -107,6 +107,29 @@ describe('dispatch packages in a stand-in LMS', () => {
     await again.close();
   });
 
+  it('the launch page takes progress only from LCDS: a message from another origin changes nothing in the LMS', async () => {
+    // A course and dispatch of its own: the other tests count golf12's registrations.
+    await importCourse(s.api, app, 'forge12', { name: 'forge12.zip', data: await finishingCourse('v1'), type: 'application/zip' });
+    expect((await call(`${s.api}/dispatch/dispatches`, { method: 'POST', auth: app, json: { dispatches: [{ id: 'dforge', data: { destinationId: 'standin', courseId: 'forge12' } }] } })).status).toBe(204);
+    await install('dforge');
+    const page = await openPage(browser.context, lms.playUrl('dforge', { id: 'forger-1', name: 'Forger, Fred' }));
+    await scoFrame(page);
+    const course = page.frames().find((f) => f.url().includes('/courses/dforge/index.html'))!;
+    // A page of the LMS's own origin (or anything else framed there) posts what LCDS would post.
+    await course.evaluate(() => {
+      const forged = { lcdsDispatch: 1, kind: 'exit', progress: { completion: 'COMPLETED', success: 'PASSED', score: 1, totalSeconds: 1, sessionSeconds: 1 } };
+      window.postMessage(forged, '*');
+      (document.getElementById('lcds-frame') as HTMLIFrameElement).contentWindow!.postMessage(forged, '*');
+    });
+    // What LCDS itself relays (the learner has not finished: no completion yet) arrives; the forgery does not.
+    const values = await waitFor(() => lmsValues(page), (v) => v['cmi.suspend_data'] === 'lcds-dispatch', 10_000);
+    expect(values['cmi.core.lesson_status']).not.toBe('passed');
+    expect(values['cmi.core.score.raw']).toBeUndefined();
+    expect((await lmsCalls(page)).some((c) => c[0] === 'LMSFinish')).toBe(false);
+    expect(values['cmi.core.exit']).toBe('suspend');
+    await page.close();
+  });
+
   it('SCORM 2004: completion, success and scaled score reach the LMS API_1484_11', async () => {
     await install('d2004', 'SCORM_2004_3RD');
     const page = await openPage(browser.context, lms.playUrl('d2004', { id: 'lms-learner-2', name: 'Hopper, Grace' }, '2004'));

@@ -47,7 +47,8 @@ window.addEventListener('message', function (e) {
   clearInterval(timer);
   poll(true);
 });
-player.src = cfg.playerUrl;`;
+player.src = cfg.playerUrl;
+poll(false);`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Course</title><style>${STYLE}</style></head><body><iframe id="lcds-player" title="Course" allow="fullscreen; autoplay"></iframe><script nonce="${nonce}">${script}</script></body></html>`;
 }
 
