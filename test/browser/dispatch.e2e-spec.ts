@@ -189,6 +189,17 @@ describe('dispatch packages in a stand-in LMS', () => {
     expect((await launch(sign({ ...claims, r: 'nonce-3' }, 'not-the-secret'))).status).toBe(400);
     expect((await launch(sign({ ...claims, r: 'nonce-4', o: 'javascript:alert(1)' }))).status).toBe(400);
     expect((await launch('garbage')).status).toBe(400);
+    // The application's strict registration limit: a plain page with its message; the dispatch's count is given back.
+    const account = `${s.api}/lcds/applications/${s.firstStart.application.appId}/account`;
+    const mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
+    expect((await call(account, { method: 'PUT', auth: mgmt, json: { regLimit: 1, strictLimit: true } })).status).toBe(204);
+    const before = (await call(`${s.api}/dispatch/dispatches/d12/registrationCount`, { auth: app })).body.registrationCount;
+    const limited = await launch(sign({ ...claims, l: 'over-the-limit', r: 'nonce-6' }));
+    expect(limited.status).toBe(403);
+    expect(limited.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(limited.body).toMatch(/limit/i);
+    expect((await call(`${s.api}/dispatch/dispatches/d12/registrationCount`, { auth: app })).body.registrationCount).toBe(before);
+    expect((await call(account, { method: 'PUT', auth: mgmt, json: { regLimit: null, strictLimit: false } })).status).toBe(204);
     expect((await call(`${s.baseUrl}/dispatch/status/garbage.sig`)).status).toBe(404);
   });
 

@@ -187,7 +187,10 @@ export class DispatchLaunches {
         })
         .catch(async (err: unknown) => {
           // The same learner launching twice at once: the other launch made it.
-          if (!(await this.registrations.find(d.appId, registrationId))) throw err;
+          if (await this.registrations.find(d.appId, registrationId)) return;
+          // Not created (the application's registration limit, …): the place taken above is given back.
+          await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
+          throw err;
         });
     }
     await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();

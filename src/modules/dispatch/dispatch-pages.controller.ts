@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { PublicEndpoint } from '../../platform/auth/authorize.decorator';
+import { DomainError } from '../../platform/http/domain-errors';
 import { DispatchLaunches, LaunchRefusal } from './dispatch-launches';
 import { DispatchLti } from './dispatch-lti';
 import { DispatchLti13 } from './dispatch-lti13';
@@ -33,7 +34,8 @@ export class DispatchPagesController {
   @PublicEndpoint()
   async launch(@Query('token') token: unknown, @Res() res: Response) {
     const nonce = randomBytes(16).toString('base64');
-    const result = typeof token === 'string' ? await this.launches.fromPackage(token) : { refused: 'invalid' as const };
+    const result = typeof token === 'string' ? await this.plainly(res, () => this.launches.fromPackage(token)) : { refused: 'invalid' as const };
+    if (!result) return;
     if ('refused' in result) {
       const r = REFUSALS[result.refused];
       return this.send(res, r.status, messagePage(r.text), nonce);
@@ -48,7 +50,8 @@ export class DispatchPagesController {
   @PublicEndpoint()
   async ltiLaunch(@Param('key') key: string, @Body() body: unknown, @Res() res: Response) {
     const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    this.redirectOrRefuse(res, await this.lti.launch(key, form));
+    const result = await this.plainly(res, () => this.lti.launch(key, form));
+    if (result) this.redirectOrRefuse(res, result);
   }
 
   @Get('lti13/jwks')
@@ -78,8 +81,8 @@ export class DispatchPagesController {
   @PublicEndpoint()
   async lti13Launch(@Body() body: unknown, @Res() res: Response) {
     const form = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const result = typeof form.id_token === 'string' && typeof form.state === 'string' ? await this.lti13.launch(form.id_token, form.state) : { refused: 'invalid' as const };
-    this.redirectOrRefuse(res, result);
+    const result = typeof form.id_token === 'string' && typeof form.state === 'string' ? await this.plainly(res, () => this.lti13.launch(form.id_token as string, form.state as string)) : { refused: 'invalid' as const };
+    if (result) this.redirectOrRefuse(res, result);
   }
 
   private async lti13Login(params: Record<string, unknown>, res: Response): Promise<void> {
@@ -88,6 +91,20 @@ export class DispatchPagesController {
     if ('refused' in result) return this.redirectOrRefuse(res, result);
     res.setHeader('Cache-Control', 'no-store');
     res.redirect(302, result.redirect);
+  }
+
+  /**
+   * A learner's page: what the service refuses on the way (the application's registration limit, …) is a plain page
+   * with its message, not a JSON body; null when that page was sent.
+   */
+  private async plainly<T>(res: Response, run: () => Promise<T>): Promise<T | null> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      this.send(res, err.status, messagePage(err.message), randomBytes(16).toString('base64'));
+      return null;
+    }
   }
 
   private redirectOrRefuse(res: Response, result: { playerUrl: string } | { refused: LaunchRefusal }): void {
