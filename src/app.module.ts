@@ -15,6 +15,8 @@ import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
 import { CoursesModule } from './modules/courses/courses.module';
+import { DispatchModule } from './modules/dispatch/dispatch.module';
+import { DispatchPagesModule } from './modules/dispatch/dispatch-pages.module';
 import { InvitationPagesModule } from './modules/invitations/invitation-pages.module';
 import { InvitationsModule } from './modules/invitations/invitations.module';
 import { LearnersModule } from './modules/learners/learners.module';
@@ -35,7 +37,7 @@ import { OperationsModule } from './modules/operations/operations.module';
 import { AuditModule } from './platform/audit/audit.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, OperationsModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, OperationsModule, DispatchModule];
 
 @Module({})
 export class AppModule {
@@ -69,6 +71,8 @@ export class AppModule {
         PlayerModule,
         // Invitation pages live at /invite/.
         InvitationPagesModule,
+        // Dispatch launches and their relay live at /dispatch/.
+        DispatchPagesModule,
         // The report viewer (/reports/), the console (/console/) and GET /.
         WebModule,
         // LCDS_EXTENSIONS, after LCDS's own modules; each one's controllers under /ext/{name}/ (docs/extending.md).

@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ti
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 
-export type KeyPurpose = 'secret-box' | 'token-signing' | 'paging' | 'links' | 'postbacks' | 'lrs-tokens' | 'reports';
+export type KeyPurpose = 'secret-box' | 'token-signing' | 'paging' | 'links' | 'postbacks' | 'lrs-tokens' | 'reports' | 'dispatch';
 
 /** What opening a sealed secret found: its plaintext, and whether the current master key sealed it. */
 export interface OpenedSecret {

@@ -17,6 +17,7 @@ import { ApplicationAccount1767200000000 } from './migrations/1767200000000-appl
 import { InvitationJoinedCount1767400000000 } from './migrations/1767400000000-invitation-joined-count';
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
 import { AuditLog1767600000000 } from './migrations/1767600000000-audit-log';
+import { Dispatch1767700000000 } from './migrations/1767700000000-dispatch';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   XapiDocumentAgent1767300000000,
   InvitationJoinedCount1767400000000,
   AuditLog1767600000000,
+  Dispatch1767700000000,
 ];

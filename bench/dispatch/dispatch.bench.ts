@@ -1,0 +1,131 @@
+/**
+ * Dispatch launch benchmark: the launch path of a dispatch package as a client LMS's learners drive it, at 32
+ * concurrent launches. One launch = GET /dispatch/launch?token=… (token signature and time, nonce, the dispatch's
+ * switches and cap, the learner's registration found or created, the player link and the relay's status token)
+ * then GET of the player link (the player session claimed: its 303). First launches of new learners (a registration
+ * each), then returning learners (resumed). The service runs in a child process as in production.
+ *
+ *   npm run bench:dispatch                                    # embedded stack (SQLite)
+ *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:dispatch
+ *
+ * Settings (environment): BENCH_LEARNERS (1000), BENCH_CONCURRENCY (32), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>,
+ * BENCH_JSON (write the figures to this file), BENCH_ASSERT (exit 1 when a goal is missed).
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { installExitHandlers, runCleanups } from '../lib/children';
+import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
+import { basicAuth, benchRunDir, createStack, ensureBuilt, startService } from '../lib/lcds';
+import { api, importCourse } from '../lib/lcds-api';
+import { summarize, type Summary } from '../lib/stats';
+import { singleScoPackage } from '../launch/packages';
+
+/** The issue's goal: p99 of a launch under 200 ms at 32 concurrent launches. */
+const GOAL_P99_MS = 200;
+const LMS_ORIGIN = 'https://lms.bench.example';
+
+let failed = false;
+
+interface PhaseResult {
+  name: string;
+  launches: number;
+  seconds: number;
+  errors: number;
+  latency: Summary;
+  /** The launch page's part (token check, registration, player link issued) of each launch. */
+  launchPage: Summary;
+}
+
+/** `launches` launches, `concurrency` at a time; each one's time from the first request to the player's 303. */
+async function phase(name: string, baseUrl: string, learners: string[], concurrency: number, token: (learner: string) => string): Promise<PhaseResult> {
+  const times: number[] = [];
+  const pageTimes: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < learners.length) {
+      const learner = learners[next++];
+      const t0 = performance.now();
+      try {
+        const page = await fetch(`${baseUrl}/dispatch/launch?token=${encodeURIComponent(token(learner))}`);
+        const html = await page.text();
+        const playerUrl = /"playerUrl":"([^"]+)"/.exec(html)?.[1];
+        if (page.status !== 200 || !playerUrl) throw new Error(`launch answered ${page.status}`);
+        pageTimes.push(performance.now() - t0);
+        const player = await fetch(playerUrl, { redirect: 'manual' });
+        await player.arrayBuffer();
+        if (player.status !== 303) throw new Error(`player link answered ${player.status}`);
+        times.push(performance.now() - t0);
+      } catch (err) {
+        errors++;
+        if (errors <= 3) process.stderr.write(`${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { name, launches: times.length, seconds: (performance.now() - started) / 1000, errors, latency: summarize(times), launchPage: summarize(pageTimes) };
+}
+
+async function main(): Promise<void> {
+  installExitHandlers();
+  const n = Math.max(1, Math.floor(envNumber('BENCH_LEARNERS', 1000)));
+  const concurrency = Math.max(1, Math.floor(envNumber('BENCH_CONCURRENCY', 32)));
+  await ensureBuilt();
+  const runDir = benchRunDir('dispatch', () => failed);
+  const stack = await createStack(runDir);
+  const service = await startService(stack, { logFile: join(runDir, 'service.log') });
+  const auth = basicAuth(service.firstStart.application);
+  await importCourse(service, auth, 'course', await singleScoPackage());
+  await api(service, auth, 'POST', '/dispatch/destinations', { destinations: [{ id: 'lms', data: { name: 'Bench LMS' } }] });
+  const created = await api(service, auth, 'POST', '/dispatch/dispatches', { dispatches: [{ id: 'd', data: { destinationId: 'lms', courseId: 'course' } }] });
+  if (created.status !== 204) throw new Error(`CreateDispatches answered ${created.status}`);
+  // The package's key and secret (GetLtiDispatch hands out the same pair).
+  const { consumerKey: key, sharedSecret: secret } = (await api(service, auth, 'GET', '/dispatch/dispatches/d/lti')).body as { consumerKey: string; sharedSecret: string };
+  const token = (learner: string) => {
+    const payload = Buffer.from(JSON.stringify({ k: key, l: learner, n: 'Learner, Bench', o: LMS_ORIGIN, t: Math.floor(Date.now() / 1000), r: randomBytes(12).toString('base64url') })).toString('base64url');
+    return `${payload}.${createHmac('sha256', secret).update(payload).digest('base64url')}`;
+  };
+  const learners = Array.from({ length: n }, (_, i) => `learner-${i}`);
+  // Warm-up (JIT, connection pools, statement caches), thrown away: learners of their own.
+  await phase('warm-up', service.baseUrl, learners.slice(0, Math.min(100, n)).map((l) => `warm-${l}`), concurrency, token);
+  const load0 = loadavg()[0];
+  const results = [await phase('first launch (new registration)', service.baseUrl, learners, concurrency, token), await phase('returning learner (resume)', service.baseUrl, learners, concurrency, token)];
+  const count = (await api(service, auth, 'GET', '/dispatch/dispatches/d/registrationCount')).body.registrationCount as number;
+  await service.stop();
+
+  const goalsMet = results.every((r) => r.errors === 0 && r.latency.p99 < GOAL_P99_MS) && count === n + Math.min(100, n);
+  const out = [
+    `dispatch launch benchmark — ${n} learners, ${concurrency} concurrent launches (launch page + player link)`,
+    `stack: ${stack.label}; node ${process.version}, ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ''}, load average ${load0.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`,
+    '',
+    formatTable(
+      ['phase', 'launches', 'launches/s', 'p50 ms', 'p99 ms', 'max ms', 'launch page p50/p99', 'errors', 'goal'],
+      results.map((r) => [
+        r.name,
+        String(r.launches),
+        fmtNumber(r.launches / r.seconds, 1),
+        fmtMs(r.latency.p50),
+        fmtMs(r.latency.p99),
+        fmtMs(r.latency.max),
+        `${fmtMs(r.launchPage.p50)} / ${fmtMs(r.launchPage.p99)}`,
+        String(r.errors),
+        r.errors === 0 && r.latency.p99 < GOAL_P99_MS ? `ok (p99 < ${GOAL_P99_MS} ms)` : `MISS (p99 < ${GOAL_P99_MS} ms)`,
+      ]),
+      (c) => c > 0 && c < 8,
+    ),
+    `dispatch registrationCount after the run: ${count} (expected ${n + Math.min(100, n)})`,
+  ].join('\n');
+  process.stdout.write(`${out}\n`);
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ stack: stack.kind, learners: n, concurrency, results, registrationCount: count, goalsMet }, null, 2));
+  if (process.env.BENCH_ASSERT === '1' && !goalsMet) failed = true;
+}
+
+main()
+  .catch((err: unknown) => {
+    failed = true;
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  })
+  .finally(() => void runCleanups().then(() => process.exit(failed ? 1 : 0)));

@@ -1,0 +1,266 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { LessThan, Repository } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { KeyRing } from '../../platform/crypto/keyring';
+import { CoursesService } from '../courses/courses.service';
+import { LaunchLinks } from '../player/launch-links';
+import { RegistrationsService } from '../registrations/registrations.service';
+import { SettingsService } from '../settings/settings.service';
+import { DispatchesService } from './dispatches.service';
+import { DispatchEntity } from './entities/dispatch.entity';
+import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
+import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
+
+/** How long a package's launch token is good for (seconds either side of LCDS's clock). */
+export const LAUNCH_TOKEN_LIFETIME = 120;
+/** How long the launch page may poll a launch's progress. */
+const STATUS_LIFETIME = 24 * 3600;
+
+export type LaunchRefusal = 'invalid' | 'expired' | 'replayed' | 'disabled' | 'dispatchExpired' | 'capReached' | 'noNew' | 'unavailable';
+
+/** What a launch resolved to: the player's launch link and what the launch page's relay needs. */
+export interface DispatchLaunch {
+  playerUrl: string;
+  statusToken: string;
+  /** The client LMS's origin (signed into the token): the only one the relay posts to. */
+  lmsOrigin: string;
+  pollMs: number;
+  registrationId: string;
+}
+
+/** The claims of a package's launch token (made by the launch page, signed with the dispatch's secret). */
+interface PackageClaims {
+  k: string;
+  l: string;
+  n?: string;
+  o: string;
+  t: number;
+  r: string;
+  c?: string;
+}
+
+/** The learner as LCDS records them: the client LMS's id and name, or a keyed hash of the id and no name. */
+export interface DispatchLearner {
+  key: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+/** LaunchStatus: what the relay writes into the client LMS. */
+export interface LaunchProgress {
+  completion: string;
+  success: string;
+  score?: number;
+  totalSeconds: number;
+  sessionSeconds: number;
+}
+
+/**
+ * Launches of dispatches: checks a launch token, creates or resumes the learner's dispatch registration (caps,
+ * switches, expiry and instancing applied) and issues the player link; answers the relay's progress polls.
+ */
+@Injectable()
+export class DispatchLaunches {
+  private lastNonceSweep = 0;
+
+  constructor(
+    @InjectRepository(DispatchEntity) private readonly dispatchRows: Repository<DispatchEntity>,
+    @InjectRepository(DispatchRegistrationEntity) private readonly learners: Repository<DispatchRegistrationEntity>,
+    @InjectRepository(DispatchNonceEntity) private readonly nonces: Repository<DispatchNonceEntity>,
+    private readonly dispatches: DispatchesService,
+    private readonly courses: CoursesService,
+    private readonly registrations: RegistrationsService,
+    private readonly settings: SettingsService,
+    private readonly launchLinks: LaunchLinks,
+    private readonly keys: KeyRing,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** A launch from a dispatch package's page. */
+  async fromPackage(token: string, now = Date.now()): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
+    const dot = token.lastIndexOf('.');
+    if (dot <= 0 || token.length > 4096) return { refused: 'invalid' };
+    const payload = token.slice(0, dot);
+    const claims = parseClaims(payload);
+    if (!claims) return { refused: 'invalid' };
+    const d = await this.dispatches.byPackageKey(claims.k);
+    if (!d) return { refused: 'invalid' };
+    const expected = createHmac('sha256', d.secret).update(payload).digest();
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: 'invalid' };
+    if (Math.abs(now / 1000 - claims.t) > LAUNCH_TOKEN_LIFETIME) return { refused: 'expired' };
+    if (!(await this.useNonce(`p.${claims.k}.${claims.r}`, (claims.t + LAUNCH_TOKEN_LIFETIME + 60) * 1000, now))) return { refused: 'replayed' };
+    const { firstName, lastName } = splitName(claims.n ?? '');
+    return this.launch(d, claims.l, { firstName, lastName }, claims.o, claims.c, new Date(now));
+  }
+
+  /**
+   * The learner's launch of a dispatch (package or LTI): refused while the dispatch is off, expired or full (nothing is
+   * created then); otherwise the learner's registration, resumed, or new (on a new instance when the course changed).
+   */
+  async launch(
+    d: DispatchEntity,
+    learnerId: string,
+    name: { firstName?: string; lastName?: string },
+    lmsOrigin: string,
+    cssUrl: string | undefined,
+    now: Date,
+    redirectOnExitUrl = `${this.config.publicUrl}/dispatch/exit`,
+  ): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
+    if (!d.enabled) return { refused: 'disabled' };
+    if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
+    const course = await this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
+    if (!course) return { refused: 'unavailable' };
+    const learner = this.learnerOf(d, learnerId, name);
+    const found = await this.registrationOf(d, learner, course.latestVersion);
+    if ('refused' in found) return found;
+    const { registrationId, instance, totalSeconds } = found;
+    const playerUrl = await this.launchLinks.issue({
+      appId: d.appId,
+      target: { kind: 'registration', registrationId, instance },
+      tracking: true,
+      expirySeconds: 60,
+      redirectOnExitUrl,
+      ...(cssUrl ? { cssUrl } : {}),
+    });
+    const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
+    const body = Buffer.from(JSON.stringify(status)).toString('base64url');
+    return { playerUrl, statusToken: `${body}.${this.keys.sign('dispatch', body)}`, lmsOrigin, pollMs: await this.pollMs(d), registrationId };
+  }
+
+  /** The progress of the launch a status token was issued for; null when the token is not good (or the registration went). */
+  async status(token: string, now = Date.now()): Promise<LaunchProgress | null> {
+    const [body, sig] = token.split('.');
+    if (!body || !sig || !this.keys.verify('dispatch', body, sig)) return null;
+    const s = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { a: string; g: string; i: number; s: number; e: number };
+    const reg = s.e * 1000 < now ? null : await this.registrations.find(s.a, s.g);
+    if (!reg) return null;
+    const inst = await this.registrations.requireInstance(s.a, reg, s.i);
+    return {
+      completion: inst.completion,
+      success: inst.success,
+      ...(inst.scoreScaled !== null ? { score: inst.scoreScaled } : {}),
+      totalSeconds: inst.totalSeconds,
+      sessionSeconds: Math.max(0, inst.totalSeconds - s.s),
+    };
+  }
+
+  learnerOf(d: DispatchEntity, learnerId: string, name: { firstName?: string; lastName?: string }): DispatchLearner {
+    if (!d.hashUserInfo) return { key: learnerId, ...name };
+    // Keyed by the destination: one learner of one client LMS is one (hidden) learner across its dispatches.
+    const h = createHmac('sha256', this.keys.key('dispatch')).update(`${d.appId}\n${d.destinationId}\n${learnerId}`).digest('hex');
+    return { key: `hashed-${h.slice(0, 40)}` };
+  }
+
+  /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
+  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, latestVersion: number): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
+    const link = await this.learners.findOneBy({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
+    const existing = link ? await this.registrations.find(d.appId, link.registrationId) : null;
+    if (existing) {
+      const current = await this.registrations.requireInstance(d.appId, existing, existing.latestInstance);
+      if (d.instanced && latestVersion > current.courseVersion) {
+        await this.registrations.createInstance(d.appId, existing.id);
+        return { registrationId: existing.id, instance: existing.latestInstance + 1, totalSeconds: 0 };
+      }
+      return { registrationId: existing.id, instance: existing.latestInstance, totalSeconds: current.totalSeconds };
+    }
+    if (!d.allowNewRegistrations) return { refused: 'noNew' };
+    // The cap is checked and the count taken in one statement: two learners racing for the last place cannot both win.
+    const taken = await this.dispatchRows
+      .createQueryBuilder()
+      .update(DispatchEntity)
+      .set({ registrationCount: () => 'registration_count + 1' })
+      .where('app_id = :appId AND id = :id AND (registration_cap = 0 OR registration_count < registration_cap)', { appId: d.appId, id: d.id })
+      .execute();
+    if (!taken.affected) return { refused: 'capReached' };
+    const registrationId = registrationIdOf(d, learner.key);
+    if (!(await this.registrations.find(d.appId, registrationId))) {
+      await this.registrations
+        .create(d.appId, {
+          registrationId,
+          courseId: d.courseId,
+          learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
+          ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
+        })
+        .catch(async (err: unknown) => {
+          // The same learner launching twice at once: the other launch made it.
+          if (await this.registrations.find(d.appId, registrationId)) return;
+          // Not created (the application's registration limit, …): the place taken above is given back.
+          await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
+          throw err;
+        });
+    }
+    await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();
+    return { registrationId, instance: 0, totalSeconds: 0 };
+  }
+
+  /** Records a token's nonce; false when it was seen before (a replay). Expired nonces are swept now and then. */
+  async useNonce(nonce: string, expiresAt: number, now: number): Promise<boolean> {
+    if (now - this.lastNonceSweep > 60_000) {
+      this.lastNonceSweep = now;
+      await this.nonces.delete({ expiresAt: LessThan(new Date(now)) });
+    }
+    const key = nonce.length > 191 ? createHash('sha256').update(nonce).digest('base64url') : nonce;
+    try {
+      await this.nonces.insert({ nonce: key, expiresAt: new Date(expiresAt) });
+      return true;
+    } catch (err) {
+      if (await this.nonces.existsBy({ nonce: key })) return false;
+      throw err;
+    }
+  }
+
+  /** DispatchPollingFrequency as the course has it (application or course level; a registration's own is not read). */
+  private async pollMs(d: DispatchEntity): Promise<number> {
+    const values = await this.settings.effective(d.appId, { level: 'course', courseId: d.courseId }, ['DispatchPollingFrequency']);
+    const ms = Number(values.get('DispatchPollingFrequency'));
+    return Number.isFinite(ms) && ms >= 250 ? Math.min(ms, 60_000) : 1500;
+  }
+}
+
+function parseClaims(payload: string): PackageClaims | null {
+  let c: unknown;
+  try {
+    c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof c !== 'object' || c === null) return null;
+  const o = c as Record<string, unknown>;
+  const str = (v: unknown, max: number) => typeof v === 'string' && v.length > 0 && v.length <= max;
+  if (!str(o.k, 64) || !str(o.l, 191) || !str(o.o, 2048) || !str(o.r, 64) || typeof o.t !== 'number') return null;
+  if (o.n !== undefined && (typeof o.n !== 'string' || o.n.length > 511)) return null;
+  if (o.c !== undefined && (typeof o.c !== 'string' || !/^https?:\/\//i.test(o.c) || o.c.length > 2048)) return null;
+  if (!isWebOrigin(o.o as string)) return null;
+  return o as unknown as PackageClaims;
+}
+
+/** `https://lms.example` (or http): what postMessage may target and frame-ancestors may name. */
+export function isWebOrigin(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === value;
+  } catch {
+    return false;
+  }
+}
+
+/** SCORM's `Last, First` (cmi.core.student_name, cmi.learner_name); a name without a comma is a first name. */
+export function splitName(name: string): { firstName?: string; lastName?: string } {
+  const n = name.trim();
+  if (!n) return {};
+  const comma = n.indexOf(',');
+  if (comma < 0) return { firstName: n.slice(0, 255) };
+  const lastName = n.slice(0, comma).trim().slice(0, 255);
+  const firstName = n.slice(comma + 1).trim().slice(0, 255);
+  return { ...(firstName ? { firstName } : {}), ...(lastName ? { lastName } : {}) };
+}
+
+/** The same registration id each time for one learner of one dispatch (two launches at once make one registration). */
+function registrationIdOf(d: DispatchEntity, learnerKey: string): string {
+  const h = createHash('sha256').update(`${d.appId}\n${d.id}\n${d.packageKey}\n${learnerKey}`).digest('hex');
+  return `dispatch-${h.slice(0, 32)}`;
+}
