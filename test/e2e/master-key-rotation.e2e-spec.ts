@@ -18,6 +18,8 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
   let secondKey: string;
   let tokenA: string;
   let pipeId: string;
+  let toolKid: string;
+  const jwksKid = async (baseUrl: string) => ((await (await fetch(`${baseUrl}/dispatch/lti13/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys[0].kid;
 
   const lcds = (args: string[], env: Record<string, string>): Promise<CliResult> => runCli(stack.env, stack.dataDir, args, env);
   const lrsPing = (baseUrl: string, user: string, secret: string) =>
@@ -66,6 +68,8 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
       });
       expect(reg.status).toBe(204);
       tokenA = await token(s.api);
+      // An installation secret kept sealed in system_state: the LTI 1.3 tool key, made on first use.
+      toolKid = await jwksKid(s.baseUrl);
       expect((await lrsPing(s.baseUrl, 'lrs1', 'lrs-secret-1')).status).toBe(200);
     } finally {
       await s.app.close();
@@ -131,6 +135,7 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
       const keys = await call(`${node.api}/appManagement/${app.appId}/credentials`, { auth: basic(mgmt.appId, mgmt.secretKey) });
       expect(keys.body.credentials.map((c: { credential: string }) => c.credential)).toEqual(expect.arrayContaining([app.secretKey, secondKey]));
 
+      expect(await jwksKid(node.baseUrl)).toBe(toolKid);
       const old = await call(`${node.api}/ping`, { auth: `Bearer ${tokenA}` });
       expect(old.status).toBe(401);
       const fresh = await token(node.api);

@@ -1,6 +1,7 @@
+import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LessThan, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -15,6 +16,9 @@ import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
 
 /** How long a package's launch token is good for (seconds either side of LCDS's clock). */
+/** system_state key of the installation's key for hashed learner ids (hashUserInfo). */
+const HASH_KEY_STATE = 'dispatch-learner-hash-key';
+
 export const LAUNCH_TOKEN_LIFETIME = 120;
 /** How long the launch page may poll a launch's progress. */
 const STATUS_LIFETIME = 24 * 3600;
@@ -76,8 +80,11 @@ export class DispatchLaunches {
     private readonly settings: SettingsService,
     private readonly launchLinks: LaunchLinks,
     private readonly keys: KeyRing,
+    private readonly state: SystemStateService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  private hashKey: Promise<Buffer> | null = null;
 
   /** A launch from a dispatch package's page. */
   async fromPackage(token: string, now = Date.now()): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
@@ -114,7 +121,7 @@ export class DispatchLaunches {
     if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
     const course = await this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
     if (!course) return { refused: 'unavailable' };
-    const learner = this.learnerOf(d, learnerId, name);
+    const learner = await this.learnerOf(d, learnerId, name);
     const found = await this.registrationOf(d, learner, course.latestVersion);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
@@ -148,10 +155,19 @@ export class DispatchLaunches {
     };
   }
 
-  learnerOf(d: DispatchEntity, learnerId: string, name: { firstName?: string; lastName?: string }): DispatchLearner {
+  async learnerOf(d: DispatchEntity, learnerId: string, name: { firstName?: string; lastName?: string }): Promise<DispatchLearner> {
     if (!d.hashUserInfo) return { key: learnerId, ...name };
-    // Keyed by the destination: one learner of one client LMS is one (hidden) learner across its dispatches.
-    const h = createHmac('sha256', this.keys.key('dispatch')).update(`${d.appId}\n${d.destinationId}\n${learnerId}`).digest('hex');
+    // Keyed by the destination: one learner of one client LMS is one (hidden) learner across its dispatches. The key
+    // is the installation's own (sealed in system_state), not derived from the master key: a key rotation must not
+    // turn returning learners into new ones.
+    this.hashKey ??= this.state.once(HASH_KEY_STATE, () => this.keys.seal(randomBytes(32).toString('hex'))).then(
+      (sealed) => Buffer.from(this.keys.open(sealed), 'hex'),
+      (err: unknown) => {
+        this.hashKey = null;
+        throw err;
+      },
+    );
+    const h = createHmac('sha256', await this.hashKey).update(`${d.appId}\n${d.destinationId}\n${learnerId}`).digest('hex');
     return { key: `hashed-${h.slice(0, 40)}` };
   }
 

@@ -94,7 +94,7 @@ export class DispatchLti implements OnModuleInit {
     const outcomeUrl = get('lis_outcome_service_url');
     const sourcedid = get('lis_result_sourcedid');
     if (/^https?:\/\//i.test(outcomeUrl) && sourcedid) {
-      const learnerKey = this.launches.learnerOf(d, userId, name).key;
+      const learnerKey = (await this.launches.learnerOf(d, userId, name)).key;
       await this.learners.update({ appId: d.appId, dispatchId: d.id, learnerKey }, { ltiOutcomeUrl: outcomeUrl, ltiResultSourcedid: sourcedid });
     }
     return { playerUrl: result.playerUrl };

@@ -141,7 +141,7 @@ export class DispatchLti13 implements OnModuleInit {
     if ('refused' in result) return result;
     const ags = claims[AGS_ENDPOINT] as { scope?: unknown; lineitem?: unknown } | undefined;
     if (ags && typeof ags.lineitem === 'string' && /^https?:\/\//i.test(ags.lineitem) && Array.isArray(ags.scope) && ags.scope.includes(AGS_SCORE) && platform.accessTokenUrl) {
-      const learnerKey = this.launches.learnerOf(d, claims.sub, name).key;
+      const learnerKey = (await this.launches.learnerOf(d, claims.sub, name)).key;
       await this.learners.update({ appId: d.appId, dispatchId: d.id, learnerKey }, { lti13Lineitem: ags.lineitem, lti13Subject: claims.sub });
     }
     return { playerUrl: result.playerUrl };

@@ -28,14 +28,11 @@ export class Lti13ToolKeys {
   }
 
   private async load() {
-    let stored = await this.state.get(STATE_KEY);
-    if (!stored) {
+    const sealed = await this.state.once(STATE_KEY, () => {
       const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      await this.state.claimOnce(STATE_KEY, this.keys.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()));
-      stored = await this.state.get(STATE_KEY);
-    }
-    // claimOnce stores "<value> <claim id>"; a sealed secret has no space.
-    const privateKey = createPrivateKey(this.keys.open(stored!.split(' ')[0]));
+      return this.keys.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    });
+    const privateKey = createPrivateKey(this.keys.open(sealed));
     const publicKey = createPublicKey(privateKey);
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);

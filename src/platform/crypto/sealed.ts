@@ -7,18 +7,23 @@ export interface SealedField {
   property: string;
   /** For a JSON column: the field of the stored object that holds the sealed value. */
   jsonField?: string;
+  /**
+   * A column of which only some rows hold a sealed value (as the first space-separated word of the text): values
+   * that are not in the sealed format are left alone rather than counted as unreadable.
+   */
+  optional?: boolean;
 }
 
 const SEALED_FIELDS = Symbol('lcds:sealed-fields');
 
 type Marked = { [SEALED_FIELDS]?: SealedField[] };
 
-export function Sealed(options: { jsonField?: string } = {}): PropertyDecorator {
+export function Sealed(options: { jsonField?: string; optional?: boolean } = {}): PropertyDecorator {
   return (prototype, property) => {
     const marked = prototype as Marked;
     const own = Object.prototype.hasOwnProperty.call(marked, SEALED_FIELDS) ? marked[SEALED_FIELDS]! : [];
     Object.defineProperty(marked, SEALED_FIELDS, {
-      value: [...own, { property: String(property), ...(options.jsonField ? { jsonField: options.jsonField } : {}) }],
+      value: [...own, { property: String(property), ...(options.jsonField ? { jsonField: options.jsonField } : {}), ...(options.optional ? { optional: true } : {}) }],
       configurable: true,
     });
   };

@@ -9,6 +9,7 @@ export interface SealedColumn {
   /** The primary key's columns, in order (batches walk it). */
   primaryKey: string[];
   jsonField?: string;
+  optional?: boolean;
 }
 
 export interface ResealCounts {
@@ -21,6 +22,8 @@ export interface ResealCounts {
 }
 
 const BATCH = 200;
+/** KeyRing.seal's output: version, 12-byte nonce, 16-byte tag, ciphertext (base64url). */
+const SEALED_FORMAT = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
 const CAS_TRIES = 5;
 
 /**
@@ -41,7 +44,13 @@ export class SecretResealer {
       sealedFields(meta.target).map((field) => {
         const column = meta.findColumnWithPropertyName(field.property);
         if (!column) throw new Error(`${meta.name}.${field.property} is marked @Sealed but is not a column`);
-        return { table: meta.tableName, column: column.databaseName, primaryKey: meta.primaryColumns.map((p) => p.databaseName), ...(field.jsonField ? { jsonField: field.jsonField } : {}) };
+        return {
+          table: meta.tableName,
+          column: column.databaseName,
+          primaryKey: meta.primaryColumns.map((p) => p.databaseName),
+          ...(field.jsonField ? { jsonField: field.jsonField } : {}),
+          ...(field.optional ? { optional: true } : {}),
+        };
       }),
     );
   }
@@ -75,9 +84,9 @@ export class SecretResealer {
           after ?? [],
         );
         for (const row of rows) {
-          counts.examined++;
           const id = c.primaryKey.map((_, i) => row[`k${i}`]);
           const outcome = await this.resealRow(c, id, row.value, options.dryRun === true);
+          if (outcome !== 'none') counts.examined++;
           if (outcome === 'resealed') counts.resealed++;
           else if (outcome === 'unreadable') counts.unreadable++;
         }
@@ -90,11 +99,11 @@ export class SecretResealer {
     return counts;
   }
 
-  private async resealRow(c: SealedColumn, id: unknown[], stored: string, dryRun: boolean): Promise<'current' | 'resealed' | 'unreadable'> {
+  private async resealRow(c: SealedColumn, id: unknown[], stored: string, dryRun: boolean): Promise<'current' | 'resealed' | 'unreadable' | 'none'> {
     let value = stored;
     for (let attempt = 0; attempt < CAS_TRIES; attempt++) {
       const next = this.resealed(c, value);
-      if (next === 'current' || next === 'unreadable') return next;
+      if (next === 'current' || next === 'unreadable' || next === 'none') return next;
       if (dryRun) return 'resealed';
       if (await this.compareAndSet(c, id, value, next.value)) return 'resealed';
       // Changed meanwhile (or deleted): read it again.
@@ -109,7 +118,8 @@ export class SecretResealer {
   }
 
   /** The stored value re-sealed with the current key, or why it is left alone. */
-  private resealed(c: SealedColumn, stored: string): { value: string } | 'current' | 'unreadable' {
+  /** 'none': a row of an optional column that holds no secret. */
+  private resealed(c: SealedColumn, stored: string): { value: string } | 'current' | 'unreadable' | 'none' {
     let sealed: unknown = stored;
     let doc: Record<string, unknown> | null = null;
     if (c.jsonField) {
@@ -122,14 +132,21 @@ export class SecretResealer {
       if (sealed === undefined || sealed === null) return 'current';
     }
     if (typeof sealed !== 'string') return 'unreadable';
+    let token: string = sealed;
+    let rest = '';
+    if (c.optional) {
+      const space = token.indexOf(' ');
+      if (space >= 0) [token, rest] = [token.slice(0, space), token.slice(space)];
+      if (!SEALED_FORMAT.test(token)) return 'none';
+    }
     let opened;
     try {
-      opened = this.keys.openSealed(sealed);
+      opened = this.keys.openSealed(token);
     } catch {
       return 'unreadable';
     }
     if (opened.current) return 'current';
-    const fresh = this.keys.seal(opened.plaintext);
+    const fresh = this.keys.seal(opened.plaintext) + rest;
     return { value: doc && c.jsonField ? JSON.stringify({ ...doc, [c.jsonField]: fresh }) : fresh };
   }
 

@@ -22,4 +22,17 @@ export class SystemStateService {
   async get(key: string): Promise<string | null> {
     return (await this.repo.findOneBy({ key }))?.value ?? null;
   }
+
+  /**
+   * A value made once per installation and then shared by every node: the first caller's `make()` wins. As stored
+   * by claimOnce, "<value> <claim id>"; this answers the value alone (which must hold no space).
+   */
+  async once(key: string, make: () => string): Promise<string> {
+    let stored = await this.get(key);
+    if (stored === null) {
+      await this.claimOnce(key, make());
+      stored = await this.get(key);
+    }
+    return stored!.split(' ')[0];
+  }
 }
