@@ -12,6 +12,7 @@ import { QueueModule } from './platform/queue/queue.module';
 import { EventsModule } from './platform/events/events.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
+import { AiPluginModule } from './modules/aiplugin/aiplugin.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
 import { CoursesModule } from './modules/courses/courses.module';
 import { InvitationPagesModule } from './modules/invitations/invitation-pages.module';
@@ -32,7 +33,7 @@ import { loadExtensions } from './platform/extensions/extension-loader';
 import { WebModule } from './modules/web/web.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, AiPluginModule];
 
 @Module({})
 export class AppModule {

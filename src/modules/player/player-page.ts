@@ -70,6 +70,8 @@ export function playerPage(model: PlayerPageModel): string {
     strings: t,
     ui: { ...layout, lookahead: model.ui.lookahead, invalidMenuItem: model.ui.invalidMenuItem, statusDisplay: model.ui.statusDisplay ?? 'COMPLETION_ONLY', desired: model.ui.desired ?? null, required: model.ui.required ?? null, preventRightClick: model.ui.preventRightClick === true },
     progress: model.progress ?? 0,
+    // The AI plugin, enabled for this course version: the partner's launch token and course options (docs/aiplugin.md).
+    aiPlugin: model.aiPlugin ? { token: model.aiPlugin.token, nti: model.aiPlugin.nti, cta: model.aiPlugin.cta } : null,
   };
   const button = (id: string, label: string, extra = '') => `<button type="button" id="${id}"${extra}>${escapeHtml(label)}</button>`;
   const buttons = [
@@ -118,7 +120,7 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
 <script src="/player/assets/scorm-again.min.js"></script>
 <script id="lcds-config" type="application/json">${scriptJson(config)}</script>
 <script src="/player/assets/player.js"></script>
-</head><body class="${[multi || layout.bar ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
+${model.aiPlugin?.scriptUrl ? `<script src="${escapeHtml(model.aiPlugin.scriptUrl)}" defer></script>\n` : ''}</head><body class="${[multi || layout.bar ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
 <div id="lcds-message" role="alert"></div>${
     model.ui.required ? `<div id="lcds-size" role="status" hidden><span id="lcds-size-text"></span>${model.ui.required.fullScreen ? ` ${button('lcds-fullscreen', t.fullScreen)}` : ''}</div>` : ''
   }

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { KeyRing } from '../../platform/crypto/keyring';
+import type { AiPluginLaunchConfig } from '../aiplugin/ai-plugin-provider';
+import { AiPluginService } from '../aiplugin/aiplugin.service';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
 import { RegistrationProgress } from '../registrations/registration-progress';
@@ -48,6 +50,8 @@ export interface PlayerPageModel extends ActivityLaunch {
   seq?: { nav: SequencingNav; hidden: string[]; ids: string[]; hideUi: Record<string, string[]> };
   /** Launches that capture the runtime in their history log: the page records the SCO's API calls at this level. */
   history?: { level: HistoryLevel; timings: boolean };
+  /** The AI plugin is enabled for the launched course version: what the page carries for the partner (docs/aiplugin.md). */
+  aiPlugin?: AiPluginLaunchConfig;
 }
 
 /** Most lines of one batch of the player page's runtime log. */
@@ -64,6 +68,7 @@ export class PlayerService {
     private readonly registrationsService: RegistrationsService,
     private readonly settings: SettingsService,
     private readonly historyLog: LaunchHistoryLog,
+    private readonly aiPlugin: AiPluginService,
   ) {}
 
   async pageModel(token: string): Promise<PlayerPageModel> {
@@ -76,6 +81,8 @@ export class PlayerService {
     const def = s.sequenced ? sequencingDefinitionFor(definitionOf(version), s.tracked) : undefined;
     const engine = def ? engineOf(def, s.tracking ? await this.progress.sequencingStateOf({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : s.seqState) : undefined;
     const first = this.sessions.activityLaunch(session, ctx, launchable, engine);
+    // Registrations' launches only: a preview has no registration or learner to name.
+    const aiPlugin = ctx.reg && !s.preview ? await this.aiPlugin.launchConfig(session.appId, { courseId: version.courseId, version: version.version, registrationId: session.registrationId, learnerId: ctx.reg.learnerId }) : null;
     return {
       ...first,
       title: first.title || version.title,
@@ -95,6 +102,7 @@ export class PlayerService {
       nav: buildNav(version.rootActivity, launchables, version.package?.packageData, s.standard === '2004', inst?.activityDetails ?? null),
       ...(engine && def ? { seq: { nav: navOf(engine, s.ui?.lookahead), hidden: invisibleOf(def), ids: def.order, hideUi: hideLmsUiOf(launchables) } } : {}),
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
+      ...(aiPlugin ? { aiPlugin } : {}),
     };
   }
 
