@@ -189,6 +189,15 @@ describe('AI plugin service (/aiplugin, /zoomi) with a partner', () => {
     expect(refused[0].error).not.toBeNull();
     partner.trust(newKey);
     await waitFor(() => Promise.resolve(partner.requests.slice(n).filter((r) => r.error === null && r.method === 'POST')), (r) => r.length > 0, 20_000);
+    await waitFor(async () => (await call(`${s.api}/aiplugin/course/ai-golf/version/1`, { auth: app })).body.result, (r) => r === 'NOT_IMPORTED');
+  });
+
+  it('deleting the course removes it at the partner and forgets its settings (a new course of that id starts disabled)', async () => {
+    const m = partner.requests.length;
+    expect((await call(`${s.api}/courses/ai-golf`, { method: 'DELETE', auth: app })).status).toBe(204);
+    expect(partner.requests.slice(m)).toEqual([expect.objectContaining({ method: 'DELETE', path: `/courses/${encodeURIComponent(appId)}/ai-golf/1`, error: null })]);
+    await importCourse(s.api, app, 'ai-golf', fixture('scorm12-golf-runtime-basic.zip'));
+    expect((await call(`${s.api}/aiplugin/course/ai-golf/version/1/enabled`, { auth: app })).body).toEqual({ enabled: false });
   });
 });
 

@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
+import { CourseHooks } from '../courses/course-hooks';
 import { CoursesModule } from '../courses/courses.module';
 import { AiPluginKeys } from './ai-plugin-keys';
 import { AiPluginProvider } from './ai-plugin-provider';
@@ -23,10 +24,12 @@ import { HttpAiPluginProvider } from './http-ai-plugin-provider';
 export class AiPluginModule implements OnModuleInit {
   constructor(
     private readonly applicationHooks: ApplicationHooks,
+    private readonly courseHooks: CourseHooks,
     private readonly plugin: AiPluginService,
   ) {}
 
   onModuleInit(): void {
     this.applicationHooks.registerPurger('aiplugin', (appId) => this.plugin.purgeApplication(appId));
+    this.courseHooks.registerDeletion('aiplugin', (appId, courseId, version) => this.plugin.forgetCourse(appId, courseId, version));
   }
 }

@@ -121,6 +121,18 @@ export class AiPluginService implements OnModuleInit {
     return this.provider.launch(await this.keys.caller(appId), { ...launch, nti: row.nti, cta: row.cta });
   }
 
+  /**
+   * A course (or one version) is being deleted: its rows go, and the versions imported to the partner are removed
+   * there, best effort (a partner that fails does not hold up the deletion; it is logged).
+   */
+  async forgetCourse(appId: string, courseId: string, version?: number): Promise<void> {
+    const rows = await this.courseRows.findBy({ appId, courseId, ...(version !== undefined ? { version } : {}) });
+    for (const row of rows.filter((r) => r.importState !== null && this.provider.configured)) {
+      await this.provider.deleteCourse(await this.keys.caller(appId), courseId, row.version).catch((err: Error) => this.log.warn(`AI plugin: removing ${courseId} v${row.version} (application ${appId}) from the partner failed: ${err.message}`));
+    }
+    await this.courseRows.delete({ appId, courseId, ...(version !== undefined ? { version } : {}) });
+  }
+
   async purgeApplication(appId: string): Promise<void> {
     await this.courseRows.delete({ appId });
     await this.keys.purge(appId);
