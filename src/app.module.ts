@@ -14,6 +14,7 @@ import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
 import { AiPluginModule } from './modules/aiplugin/aiplugin.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
+import { ContentConnectorsModule } from './modules/connectors/content-connectors.module';
 import { CoursesModule } from './modules/courses/courses.module';
 import { InvitationPagesModule } from './modules/invitations/invitation-pages.module';
 import { InvitationsModule } from './modules/invitations/invitations.module';
@@ -33,7 +34,7 @@ import { loadExtensions } from './platform/extensions/extension-loader';
 import { WebModule } from './modules/web/web.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, AiPluginModule];
+const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, AiPluginModule, ContentConnectorsModule];
 
 @Module({})
 export class AppModule {

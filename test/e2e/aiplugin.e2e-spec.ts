@@ -4,7 +4,7 @@ import { importSPKI, jwtVerify, JWTPayload } from 'jose';
 import { fixture, importCourse } from '../support/courses';
 import { createClients, errorBody, failure, op, sc } from '../support/official-client';
 import { followLaunch, learnerRegistrations, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { basic, call, otherApplication, startTestServer, TestServer } from '../support/test-server';
 
 /** What the partner server of these tests received: each request, and whether its token verified with the key it was given. */
 interface PartnerRequest {
@@ -77,10 +77,7 @@ describe('AI plugin service (/aiplugin, /zoomi) with a partner', () => {
     app = basic(appId, s.firstStart.application.secretKey);
     await importCourse(s.api, app, 'ai-golf', fixture('scorm12-golf-runtime-basic.zip'));
     zoomi = new sc.ZoomiApi(createClients(s.api, { normal: [appId, s.firstStart.application.secretKey] }).apiClient);
-    const mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
-    const child = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name: 'Other' } });
-    const cred = await call(`${s.api}/appManagement/${child.body.id}/credentials`, { method: 'POST', auth: mgmt, json: { name: 'k', active: true } });
-    otherApp = basic(child.body.id, cred.body.credential);
+    otherApp = await otherApplication(s);
   }, 180_000);
   afterAll(async () => {
     await s?.close();

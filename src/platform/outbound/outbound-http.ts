@@ -39,8 +39,8 @@ export class OutboundHttp {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Streams a URL's body to a file; returns its size and content type. */
-  async download(url: string, path: string, options: { maxBytes: number; timeoutMs?: number }): Promise<{ bytes: number; contentType?: string }> {
-    const res = await this.send('GET', url, undefined, {}, options.timeoutMs ?? 120_000);
+  async download(url: string, path: string, options: { maxBytes: number; timeoutMs?: number; headers?: Record<string, string> }): Promise<{ bytes: number; contentType?: string }> {
+    const res = await this.send('GET', url, undefined, options.headers ?? {}, options.timeoutMs ?? 120_000);
     if (res.statusCode! < 200 || res.statusCode! >= 300) {
       res.resume();
       throw new OutboundError(`${url} answered HTTP ${res.statusCode}`, res.statusCode);

@@ -4,7 +4,8 @@ import { ColumnKit } from '../column-kit';
 /**
  * The AI plugin (docs/aiplugin.md): each application's partner company id and key pair (the private key sealed with
  * the master key), and each course version's plugin state (enabled, course options, where its import to the partner
- * stands).
+ * stands). Content connectors (CreateConnector): where an application keeps course packages (S3 or HTTP), their
+ * secrets sealed.
  */
 export class AiPlugin1767800000000 implements MigrationInterface {
   name = 'AiPlugin1767800000000';
@@ -34,9 +35,26 @@ export class AiPlugin1767800000000 implements MigrationInterface {
         ],
       }),
     );
+    await queryRunner.createTable(
+      new Table({
+        name: 'content_connector',
+        columns: [
+          c.id('app_id', { isPrimary: true }),
+          c.id('id', { isPrimary: true }),
+          c.string('type', 16),
+          // The configuration without its secrets (JSON); the secrets, sealed (JSON inside).
+          c.text('configuration'),
+          c.text('secrets'),
+          c.bool('enabled', true),
+          c.datetime('created_at'),
+          c.datetime('updated_at'),
+        ],
+      }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropTable('content_connector');
     await queryRunner.dropTable('ai_plugin_course');
     await queryRunner.dropTable('ai_plugin_app');
   }
