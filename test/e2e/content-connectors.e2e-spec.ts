@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fixture, waitForImport } from '../support/courses';
+import { createClients, op, sc } from '../support/official-client';
 import { startS3Server } from '../support/s3-server';
 import { basic, call, otherApplication, startTestServer, TestServer } from '../support/test-server';
 
@@ -98,5 +99,22 @@ describe('content connectors', () => {
     expect((await importFrom('x2', 'no-such-connector', 'a.zip')).status).toBe(400);
     const other = await call(`${s.api}/courses/importJobs/noUpload?courseId=x3`, { method: 'POST', auth: otherApp, json: { connectorReferenceRequest: { connectorId: id, connectorIdForContent: 'team/golf.zip' } } });
     expect(other.status).toBe(400);
+  });
+
+  it('the official client: CreateConnector, GetConnectorsList, UpdateConnector, an import by connectorReferenceRequest, DeleteConnector', async () => {
+    const apiClient = createClients(s.api, { normal: [s.firstStart.application.appId, s.firstStart.application.secretKey] }).apiClient;
+    const connectors = new sc.ContentConnectorsApi(apiClient);
+    const courses = new sc.CourseApi(apiClient);
+    const made = await op(connectors, 'createConnector', Object.assign(new sc.CreateConnectorSchema(), { contentConnectorType: 'HTTP', configuration: { url: `${httpUrl}/library`, username: 'lib', password: 'pw', headers: { 'X-Token': 't0k' } } }));
+    const id = made.result as string;
+    const list = await op(connectors, 'getConnectorsList', { includeAdditionalInstanceInformation: true });
+    expect(list).toBeInstanceOf(sc.ConnectorListSchema);
+    expect(list.connectorEntries.find((c: any) => c.connectorId === id)).toMatchObject({ contentConnectorType: 'HTTP', enabled: true, configuration: { url: `${httpUrl}/library`, username: 'lib' } });
+    await op(connectors, 'updateConnector', id, Object.assign(new sc.UpdateConnectorSchema(), { enabled: true, configuration: { url: `${httpUrl}/library`, username: 'lib' } }));
+    const request = Object.assign(new sc.ImportRequestSchema(), { connectorReferenceRequest: Object.assign(new sc.ImportConnectorRequestSchema(), { connectorId: id, connectorIdForContent: 'team/golf.zip' }) });
+    const job = await op(courses, 'createNoUploadAndImportCourseJob', 'from-client', request, {});
+    expect(await waitForImport(s.api, app, job.result)).toMatchObject({ status: 'COMPLETE' });
+    await op(connectors, 'deleteConnector', id);
+    expect((await op(connectors, 'getConnectorsList', {})).connectorEntries.some((c: any) => c.connectorId === id)).toBe(false);
   });
 });
