@@ -118,3 +118,34 @@ describe('content connectors', () => {
     expect((await op(connectors, 'getConnectorsList', {})).connectorEntries.some((c: any) => c.connectorId === id)).toBe(false);
   });
 });
+
+describe('content connectors under the outbound policy (private addresses refused)', () => {
+  let s3: Awaited<ReturnType<typeof startS3Server>>;
+  let s: TestServer;
+  let app: string;
+
+  beforeAll(async () => {
+    s3 = await startS3Server('private');
+    s = await startTestServer();
+    app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
+  }, 180_000);
+  afterAll(async () => {
+    await s?.close();
+    await s3?.close();
+  });
+
+  it('an S3 endpoint or HTTP url at a loopback address (literal or by name) fails the import, saying why', async () => {
+    const port = new URL(s3.endpoint).port;
+    const configs = [
+      { contentConnectorType: 'S3', configuration: { endpoint: `http://127.0.0.1:${port}`, bucket: 'private', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+      { contentConnectorType: 'S3', configuration: { endpoint: `http://localhost:${port}`, bucket: 'private', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+      { contentConnectorType: 'HTTP', configuration: { url: `http://localhost:${port}/private` } },
+    ];
+    for (const json of configs) {
+      const id = (await call(`${s.api}/contentConnectors`, { method: 'POST', auth: app, json })).body.result as string;
+      const started = await call(`${s.api}/courses/importJobs/noUpload?courseId=private-${id}`, { method: 'POST', auth: app, json: { connectorReferenceRequest: { connectorId: id, connectorIdForContent: 'golf.zip' } } });
+      const done = await waitForImport(s.api, app, started.body.result);
+      expect({ json, status: done.status, message: done.message }).toEqual({ json, status: 'ERROR', message: expect.stringMatching(/private or local network/) });
+    }
+  });
+});

@@ -91,9 +91,14 @@ export class ContentConnectorsService {
       const got = await this.outbound.download(`${base}/${key.split('/').map(encodeURIComponent).join('/')}`, file, { maxBytes, headers });
       return { fileName, contentType: got.contentType };
     }
+    const endpoint = cfg.endpoint as string | undefined;
+    const where = endpoint ?? `https://s3.${(cfg.region as string | undefined) ?? 'us-east-1'}.amazonaws.com`;
+    // The endpoint is the application's: the outbound policy (public addresses only, unless the operator allows private ones).
+    this.refusedAsPermanent(() => this.outbound.checkUrl(where));
     const client = new S3Client({
       region: (cfg.region as string | undefined) ?? 'us-east-1',
-      endpoint: cfg.endpoint as string | undefined,
+      endpoint,
+      requestHandler: { ...this.outbound.guardedAgents(where), requestTimeout: 120_000 },
       forcePathStyle: cfg.endpoint !== undefined,
       credentials: { accessKeyId: String(cfg.accessKeyId), secretAccessKey: String(secrets.secretAccessKey) },
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -115,11 +120,20 @@ export class ContentConnectorsService {
       return { fileName, contentType: res.ContentType };
     } catch (err) {
       await unlink(file).catch(() => undefined);
-      if (err instanceof OutboundError) throw err;
+      // The policy's refusals (checked on the address connected to) do not get better with retries.
+      if (err instanceof OutboundError) throw err.status === undefined ? new OutboundError(err.message, 403) : err;
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       throw new OutboundError(`reading s3://${String(cfg.bucket)}/${objectKey} failed: ${(err as Error).name} ${(err as Error).message}`, status);
     } finally {
       client.destroy();
+    }
+  }
+
+  private refusedAsPermanent(check: () => unknown): void {
+    try {
+      check();
+    } catch (err) {
+      throw new OutboundError((err as Error).message, 403);
     }
   }
 

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
-import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -90,6 +90,15 @@ export class OutboundHttp {
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
     if (ipaddr.isValid(host) && !this.addressAllowed(host)) throw this.refused(url);
     return parsed;
+  }
+
+  /**
+   * Agents for a client that makes its own requests to a URL the policy covers (an S3 connector's endpoint): every
+   * connection's address is checked as `send` checks it. Call checkUrl first (a literal address is not looked up).
+   */
+  guardedAgents(url: string): { httpAgent: HttpAgent; httpsAgent: HttpsAgent } {
+    const lookup = this.guardedLookup(url);
+    return { httpAgent: new HttpAgent({ lookup }), httpsAgent: new HttpsAgent({ lookup }) };
   }
 
   private async read(url: string, res: IncomingMessage, maxBytes: number, strict: boolean): Promise<OutboundResponse> {
