@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { importSPKI, jwtVerify, JWTPayload } from 'jose';
+import { DataSource } from 'typeorm';
 import { fixture, importCourse } from '../support/courses';
 import { createClients, errorBody, failure, op, sc } from '../support/official-client';
 import { followLaunch, learnerRegistrations, waitFor } from '../support/player';
@@ -122,6 +123,10 @@ describe('AI plugin service (/aiplugin, /zoomi) with a partner', () => {
     const key = (await op(zoomi, 'getApplicationZoomiPublicKey')).result as string;
     expect(key).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
     expect((await call(`${s.api}/aiplugin/key`, { auth: app })).body.result).toBe(key);
+    // The private key is stored sealed, never as PEM.
+    const [stored] = await s.app.get(DataSource).query('SELECT private_key AS k FROM ai_plugin_app WHERE app_id = ?', [appId]);
+    expect(stored.k).toMatch(/^v1\./);
+    expect(stored.k).not.toContain('PRIVATE KEY');
     partner.trust(key);
     await call(`${s.api}/aiplugin/course/ai-golf/version/1/enabled`, { method: 'PUT', auth: app, json: { enabled: true, nti: 'n2', cta: 'c2' } });
 

@@ -2,6 +2,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
 import { fixture, waitForImport } from '../support/courses';
 import { createClients, op, sc } from '../support/official-client';
 import { startS3Server } from '../support/s3-server';
@@ -58,6 +59,9 @@ describe('content connectors', () => {
       { connectorId: id, contentConnectorType: 'S3', configuration: { endpoint: s3.endpoint, region: 'us-east-1', bucket: 'packages', prefix: 'courses/', accessKeyId: 'S3RVER' }, additionalInstanceInformation: expect.any(Object), enabled: true },
     ]);
     expect(JSON.stringify(list.body)).not.toContain('secretAccessKey');
+    const [stored] = await s.app.get(DataSource).query('SELECT secrets AS v FROM content_connector WHERE id = ?', [id]);
+    expect(stored.v).toMatch(/^v1\./);
+    expect(stored.v).not.toContain('secretAccessKey');
     expect((await call(`${s.api}/contentConnectors`, { auth: otherApp })).body).toEqual({ connectorEntries: [] });
 
     for (const json of [
