@@ -13,7 +13,9 @@ import { QueueModule } from './platform/queue/queue.module';
 import { EventsModule } from './platform/events/events.module';
 import { RedisModule } from './platform/redis/redis.module';
 import { AboutModule } from './modules/about/about.module';
+import { AiPluginModule } from './modules/aiplugin/aiplugin.module';
 import { ApplicationsModule } from './modules/applications/applications.module';
+import { ContentConnectorsModule } from './modules/connectors/content-connectors.module';
 import { CoursesModule } from './modules/courses/courses.module';
 import { DispatchModule } from './modules/dispatch/dispatch.module';
 import { DispatchPagesModule } from './modules/dispatch/dispatch-pages.module';
@@ -37,7 +39,22 @@ import { OperationsModule } from './modules/operations/operations.module';
 import { AuditModule } from './platform/audit/audit.module';
 
 /** Modules whose controllers form the API V2, mounted under /api/v2. */
-const API_V2_MODULES = [PingModule, AboutModule, ApplicationsModule, CoursesModule, SettingsModule, RegistrationsModule, XapiModule, InvitationsModule, LearnersModule, ReportingModule, OperationsModule, DispatchModule];
+const API_V2_MODULES = [
+  PingModule,
+  AboutModule,
+  ApplicationsModule,
+  CoursesModule,
+  SettingsModule,
+  RegistrationsModule,
+  XapiModule,
+  InvitationsModule,
+  LearnersModule,
+  ReportingModule,
+  OperationsModule,
+  DispatchModule,
+  AiPluginModule,
+  ContentConnectorsModule,
+];
 
 @Module({})
 export class AppModule {

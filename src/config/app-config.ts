@@ -71,6 +71,8 @@ export interface AppConfig {
    * `emailBackoffMs`: first retry delay after a temporary SMTP failure (doubling).
    */
   mail: { smtpUrl: string | null; from: string; outboxDir: string; emailBackoffMs: number };
+  /** The AI plugin's partner (LCDS_AIPLUGIN_URL, its base URL): null when none is configured (docs/aiplugin.md). */
+  aiPlugin: { url: string | null };
   bootstrap: boolean;
   /** LCDS_EXTENSIONS: module specifiers (npm package names or absolute paths) of the extensions to load, in order. */
   extensions: string[];
@@ -260,12 +262,26 @@ export function loadConfig(env: Env = process.env): AppConfig {
       backoffMs: int('LCDS_XAPI_PIPE_BACKOFF_MS', 30_000, 10, 3_600_000),
     },
     mail: readMail(read, int, dataDir, publicUrl, problems),
+    aiPlugin: { url: readHttpUrl(read('LCDS_AIPLUGIN_URL'), 'LCDS_AIPLUGIN_URL', problems) },
     bootstrap: bool('LCDS_BOOTSTRAP', true),
     extensions: readExtensions(read('LCDS_EXTENSIONS'), problems),
     version: packageVersion(),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** An optional http(s) base URL, without its trailing slash. */
+function readHttpUrl(value: string | undefined, name: string, problems: string[]): string | null {
+  if (value === undefined || value === '') return null;
+  try {
+    const u = new URL(value);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return value.replace(/\/+$/, '');
+  } catch {
+    // reported below
+  }
+  problems.push(`${name} must be an http:// or https:// URL`);
+  return null;
 }
 
 /** SMTP_URL (smtp:// or smtps://, with optional user:pass@), MAIL_FROM (an address, or `Name <address>`). */

@@ -88,3 +88,11 @@ export async function call<T = any>(
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
+
+/** A second application of the server's realm (through Application Management), as Basic auth: another application's ids must look like 404s. */
+export async function otherApplication(s: TestServer, name = 'Other'): Promise<string> {
+  const mgmt = basic(s.firstStart.management.appId, s.firstStart.management.secretKey);
+  const child = await call(`${s.api}/appManagement/applications`, { method: 'POST', auth: mgmt, json: { name } });
+  const cred = await call(`${s.api}/appManagement/${child.body.id}/credentials`, { method: 'POST', auth: mgmt, json: { name: 'k', active: true } });
+  return basic(child.body.id, cred.body.credential);
+}

@@ -6,6 +6,7 @@ import type { UploadedFileInfo } from '../../platform/http/multipart.interceptor
 import { OutboundError, OutboundHttp } from '../../platform/outbound/outbound-http';
 import { JobQueue, JobRecord, UnrecoverableJobError } from '../../platform/queue/job-queue';
 import { ContentStore } from '../../platform/storage/content-store';
+import { ContentConnectorsService } from '../connectors/content-connectors.service';
 import { CoursePackageImporter, ImportOutcome } from './course-package-importer';
 import { CoursesService } from './courses.service';
 import { CourseView } from './course-view';
@@ -31,6 +32,7 @@ export class CourseImportService implements OnModuleInit {
     private readonly importer: CoursePackageImporter,
     private readonly outbound: OutboundHttp,
     private readonly store: ContentStore,
+    private readonly connectors: ContentConnectorsService,
   ) {}
 
   onModuleInit(): void {
@@ -86,7 +88,11 @@ export class CourseImportService implements OnModuleInit {
     // An explicit null is not given (IsOptional lets it through): one of them must be an object.
     const given = [body.fetchRequest, body.mediaFileReferenceRequest, body.connectorReferenceRequest].filter((x) => x !== undefined && x !== null);
     if (given.length !== 1) throw new InvalidInputError('give exactly one of fetchRequest, mediaFileReferenceRequest, connectorReferenceRequest');
-    if (body.connectorReferenceRequest) throw new InvalidInputError('connectorReferenceRequest: content connectors are not supported by LCDS');
+    if (body.connectorReferenceRequest) {
+      await this.precheck(appId, query);
+      const ref = await this.connectors.checkReference(appId, body.connectorReferenceRequest.connectorId, body.connectorReferenceRequest.connectorIdForContent);
+      return this.enqueue(appId, randomUUID(), query, { kind: 'connector', ...ref });
+    }
     if (body.fetchRequest) return this.startFetch(appId, query, body.fetchRequest);
     const ref = body.mediaFileReferenceRequest!;
     await this.precheck(appId, query);

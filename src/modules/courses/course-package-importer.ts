@@ -1,3 +1,4 @@
+import { ContentConnectorsService } from '../connectors/content-connectors.service';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { CourseImported, EventBus } from '../../platform/events';
@@ -54,6 +55,7 @@ export class CoursePackageImporter {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: EventBus,
+    private readonly connectors: ContentConnectorsService,
   ) {}
 
   async run(jobId: string, job: ImportJobPayload, progress: (percent: number) => Promise<void>): Promise<ImportOutcome> {
@@ -96,6 +98,10 @@ export class CoursePackageImporter {
       file = local;
       fileName = source.fileName ?? 'package';
       contentType = source.contentType;
+    } else if (source.kind === 'connector') {
+      const got = await this.connectors.download(job.appId, source.connectorId, source.key, file, this.config.imports.maxPackageBytes);
+      fileName = got.fileName;
+      contentType = got.contentType;
     } else {
       const got = await this.outbound.download(source.url, file, { maxBytes: this.config.imports.maxPackageBytes });
       fileName = basename(new URL(source.url).pathname) || 'package';

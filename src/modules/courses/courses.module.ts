@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApplicationHooks } from '../applications/application-hooks';
+import { ContentConnectorsModule } from '../connectors/content-connectors.module';
 import { CourseAssetsController } from './course-assets.controller';
 import { CourseAssetsService } from './course-assets.service';
 import { CourseHooks } from './course-hooks';
@@ -18,6 +19,8 @@ import { LaunchLinksModule } from '../player/launch-links.module';
   imports: [
     TypeOrmModule.forFeature([CourseEntity, CourseVersionEntity]),
     LaunchLinksModule,
+    // connectorReferenceRequest imports read packages from the application's content connectors.
+    ContentConnectorsModule,
   ],
   // Import jobs first: `courses/importJobs/…` must not be taken for a course id.
   controllers: [CourseImportsController, CoursesController, CourseAssetsController],

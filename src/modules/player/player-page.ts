@@ -27,18 +27,20 @@ export const MEDIA_VIEWER_URL = 'media';
 /**
  * The player page's policy: its own scripts only (the configuration is a JSON data block, not a script), inline
  * styles and the launch link's cssUrl, the SCO in a frame from anywhere (content is served here, but AUs of cmi5
- * and xAPI courses may live elsewhere), requests to LCDS only. Content pages are separate responses: this policy
+ * and xAPI courses may live elsewhere), requests to LCDS only (and an enabled AI plugin partner's script and origin). Content pages are separate responses: this policy
  * does not reach into the SCO. The page itself may be framed by any site (LMSs and dispatch packages embed it).
  */
-export function playerPagePolicy(cssUrl: string | null | undefined): CspDirectives {
-  const css = originSource(cssUrl);
+export function playerPagePolicy(model: { cssUrl?: string | null; aiPlugin?: { scriptUrl?: string | null } }): CspDirectives {
+  const css = originSource(model.cssUrl);
+  // An AI plugin partner's script (docs/aiplugin.md), and the requests it makes to its own origin.
+  const partner = originSource(model.aiPlugin?.scriptUrl);
   return {
     'default-src': ["'self'"],
-    'script-src': ["'self'"],
+    'script-src': ["'self'", ...(partner ? [partner] : [])],
     'style-src': ["'self'", "'unsafe-inline'", ...(css ? [css] : [])],
     'img-src': ["'self'", 'data:', 'blob:'],
     'font-src': ["'self'", 'data:', ...(css ? [css] : [])],
-    'connect-src': ["'self'"],
+    'connect-src': ["'self'", ...(partner ? [partner] : [])],
     'frame-src': ['*', 'data:', 'blob:'],
     'object-src': ["'none'"],
     'base-uri': ["'none'"],
@@ -97,6 +99,8 @@ export function playerPage(model: PlayerPageModel): string {
     strings: t,
     ui: { ...layout, lookahead: model.ui.lookahead, invalidMenuItem: model.ui.invalidMenuItem, statusDisplay: model.ui.statusDisplay ?? 'COMPLETION_ONLY', desired: model.ui.desired ?? null, required: model.ui.required ?? null, preventRightClick: model.ui.preventRightClick === true },
     progress: model.progress ?? 0,
+    // The AI plugin, enabled for this course version: the partner's launch token and course options (docs/aiplugin.md).
+    aiPlugin: model.aiPlugin ? { token: model.aiPlugin.token, nti: model.aiPlugin.nti, cta: model.aiPlugin.cta } : null,
   };
   const button = (id: string, label: string, extra = '') => `<button type="button" id="${id}"${extra}>${escapeHtml(label)}</button>`;
   const buttons = [
@@ -145,7 +149,7 @@ ${model.cssUrl ? `<link rel="stylesheet" href="${escapeHtml(model.cssUrl)}">` : 
 <script src="/player/assets/scorm-again.min.js"></script>
 <script id="lcds-config" type="application/json">${scriptJson(config)}</script>
 <script src="/player/assets/player.js"></script>
-</head><body class="${[multi || layout.bar ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
+${model.aiPlugin?.scriptUrl ? `<script src="${escapeHtml(model.aiPlugin.scriptUrl)}" defer></script>\n` : ''}</head><body class="${[multi || layout.bar ? 'lcds-multi' : '', windowed ? 'lcds-windowed' : ''].filter((c) => c).join(' ')}">
 <div id="lcds-message" role="alert"></div>${
     model.ui.required ? `<div id="lcds-size" role="status" hidden><span id="lcds-size-text"></span>${model.ui.required.fullScreen ? ` ${button('lcds-fullscreen', t.fullScreen)}` : ''}</div>` : ''
   }

@@ -73,7 +73,7 @@ export class PlayerController {
     await this.page(res, async () => {
       const model = await this.player.pageModel(token);
       res.setHeader('Cache-Control', 'no-store');
-      pageHeaders(res, playerPagePolicy(model.cssUrl), 'any');
+      pageHeaders(res, playerPagePolicy(model), 'any');
       res.type('html').send(playerPage(model));
     });
   }

@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AiPluginModule } from '../aiplugin/aiplugin.module';
 import { CoursesModule } from '../courses/courses.module';
 import { RegistrationProgress } from '../registrations/registration-progress';
 import { RegistrationsModule } from '../registrations/registrations.module';
@@ -33,7 +34,7 @@ import { XapiProgress } from './xapi-progress';
  * through RegistrationProgress and CommitStore, course versions through CoursesService.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([PlayerSessionEntity]), LaunchLinksModule, CoursesModule, RegistrationsModule, SettingsModule, XapiModule],
+  imports: [TypeOrmModule.forFeature([PlayerSessionEntity]), LaunchLinksModule, CoursesModule, RegistrationsModule, SettingsModule, XapiModule, AiPluginModule],
   controllers: [PlayerController, AiccHacpController, PlayerStatusController],
   providers: [
     PlayerSessions,

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { KeyRing } from '../../platform/crypto/keyring';
+import type { AiPluginLaunchConfig } from '../aiplugin/ai-plugin-provider';
+import { AiPluginService } from '../aiplugin/aiplugin.service';
 import type { MediaKind } from '../courses/packages/media-parser';
 import type { LaunchableActivity } from '../courses/packages/package-types';
 import { RegistrationProgress } from '../registrations/registration-progress';
@@ -52,6 +54,8 @@ export interface PlayerPageModel extends ActivityLaunch {
   undelivered?: boolean;
   /** PlayerRollupRuntimeAtScoUnload NO: the page's session end rolls the registration up (its commits do not). */
   deferRollup?: boolean;
+  /** The AI plugin is enabled for the launched course version: what the page carries for the partner (docs/aiplugin.md). */
+  aiPlugin?: AiPluginLaunchConfig;
 }
 
 /** Most lines of one batch of the player page's runtime log. */
@@ -68,6 +72,7 @@ export class PlayerService {
     private readonly registrationsService: RegistrationsService,
     private readonly settings: SettingsService,
     private readonly historyLog: LaunchHistoryLog,
+    private readonly aiPlugin: AiPluginService,
   ) {}
 
   async pageModel(token: string): Promise<PlayerPageModel> {
@@ -80,6 +85,8 @@ export class PlayerService {
     const def = s.sequenced ? sequencingDefinitionFor(definitionOf(version), s.tracked) : undefined;
     const engine = def ? engineOf(def, s.tracking ? await this.progress.sequencingStateOf({ appId: session.appId, registrationId: session.registrationId, instance: session.instance }) : s.seqState) : undefined;
     const first = this.sessions.activityLaunch(session, ctx, launchable, engine);
+    // Registrations' launches only: a preview has no registration or learner to name.
+    const aiPlugin = ctx.reg && !s.preview ? await this.aiPlugin.launchConfig(session.appId, { courseId: version.courseId, version: version.version, registrationId: session.registrationId, learnerId: ctx.reg.learnerId }) : null;
     return {
       ...first,
       title: first.title || version.title,
@@ -101,6 +108,7 @@ export class PlayerService {
       ...(s.history?.rte && session.launchHistoryId ? { history: { level: s.history.rte, timings: s.history.timings === true } } : {}),
       ...(s.undelivered ? { undelivered: true } : {}),
       ...(s.deferRollup && s.tracking ? { deferRollup: true } : {}),
+      ...(aiPlugin ? { aiPlugin } : {}),
     };
   }
 

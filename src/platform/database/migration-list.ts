@@ -18,6 +18,7 @@ import { InvitationJoinedCount1767400000000 } from './migrations/1767400000000-i
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
 import { AuditLog1767600000000 } from './migrations/1767600000000-audit-log';
 import { Dispatch1767700000000 } from './migrations/1767700000000-dispatch';
+import { AiPlugin1767800000000 } from './migrations/1767800000000-ai-plugin';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   InvitationJoinedCount1767400000000,
   AuditLog1767600000000,
   Dispatch1767700000000,
+  AiPlugin1767800000000,
 ];

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { lookup as dnsLookup, LookupAddress } from 'node:dns';
-import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -39,8 +39,8 @@ export class OutboundHttp {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Streams a URL's body to a file; returns its size and content type. */
-  async download(url: string, path: string, options: { maxBytes: number; timeoutMs?: number }): Promise<{ bytes: number; contentType?: string }> {
-    const res = await this.send('GET', url, undefined, {}, options.timeoutMs ?? 120_000);
+  async download(url: string, path: string, options: { maxBytes: number; timeoutMs?: number; headers?: Record<string, string> }): Promise<{ bytes: number; contentType?: string }> {
+    const res = await this.send('GET', url, undefined, options.headers ?? {}, options.timeoutMs ?? 120_000);
     if (res.statusCode! < 200 || res.statusCode! >= 300) {
       res.resume();
       throw new OutboundError(`${url} answered HTTP ${res.statusCode}`, res.statusCode);
@@ -90,6 +90,15 @@ export class OutboundHttp {
     const host = parsed.hostname.replace(/^\[|\]$/g, '');
     if (ipaddr.isValid(host) && !this.addressAllowed(host)) throw this.refused(url);
     return parsed;
+  }
+
+  /**
+   * Agents for a client that makes its own requests to a URL the policy covers (an S3 connector's endpoint): every
+   * connection's address is checked as `send` checks it. Call checkUrl first (a literal address is not looked up).
+   */
+  guardedAgents(url: string): { httpAgent: HttpAgent; httpsAgent: HttpsAgent } {
+    const lookup = this.guardedLookup(url);
+    return { httpAgent: new HttpAgent({ lookup }), httpsAgent: new HttpsAgent({ lookup }) };
   }
 
   private async read(url: string, res: IncomingMessage, maxBytes: number, strict: boolean): Promise<OutboundResponse> {

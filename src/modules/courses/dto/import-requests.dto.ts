@@ -99,7 +99,8 @@ export class ImportJobPayload {
 export type ImportSource =
   | { kind: 'upload'; key: string; fileName?: string; contentType?: string }
   | { kind: 'fetch'; url: string; contentType?: string }
-  | { kind: 'reference'; url: string; contentType: string };
+  | { kind: 'reference'; url: string; contentType: string }
+  | { kind: 'connector'; connectorId: string; key: string };
 
 export class ImportPostbackPayload {
   @IsString() @IsNotEmpty() appId!: string;
