@@ -4,13 +4,14 @@ import { ForbiddenError } from '../../platform/http/domain-errors';
 import { CoursesService } from '../courses/courses.service';
 import { RegistrationStatistics, StatisticsFilter } from '../registrations/registration-statistics';
 import { RegistrationsService } from '../registrations/registrations.service';
+import { SUMMARY_TIME_BOUNDS } from '../registrations/registration-summaries';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
 import { toApiStatement } from '../xapi/xapi-statement-result';
 import { ReportQueryDto } from './dto/report-query.dto';
 import { navAllows, PageAncestry, parseViewerPath, ViewerPage } from './viewer-pages';
 
-/** Lower bounds (seconds) of the time-spent buckets: under 1 min, 1–5, 5–15, 15–30, 30–60 min, 1–2 h, over 2 h. */
-export const TIME_BUCKETS = [0, 60, 300, 900, 1800, 3600, 7200];
+/** Lower bounds (seconds) of the time-spent buckets (those the summaries keep): under 1 min, 1–5, 5–15, 15–30, 30–60 min, 1–2 h, over 2 h. */
+export const TIME_BUCKETS = SUMMARY_TIME_BOUNDS;
 /** Rows a report table shows (and exports). */
 export const TABLE_ROWS = 500;
 

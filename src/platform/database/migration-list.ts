@@ -15,6 +15,7 @@ import { Invitations1767000000000 } from './migrations/1767000000000-invitations
 import { LaunchHistoryLog1766200000000 } from './migrations/1766200000000-launch-history-log';
 import { ApplicationAccount1767200000000 } from './migrations/1767200000000-application-account';
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
+import { ReportSummaries1767500000000 } from './migrations/1767500000000-report-summaries';
 
 /** Every migration in order; one list for SQLite and MySQL, for the server, the CLI and ormconfig.ts. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   Invitations1767000000000,
   ApplicationAccount1767200000000,
   XapiDocumentAgent1767300000000,
+  ReportSummaries1767500000000,
 ];
