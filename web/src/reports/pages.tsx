@@ -293,28 +293,47 @@ interface Activity {
   runtime?: { runtimeInteractions?: Array<Record<string, string>>; completionStatus?: string; scoreScaled?: string; totalTime?: string; location?: string };
 }
 
+/** A registration or one of its instances (attempts), as RegistrationSchema has it. */
+interface Attempt {
+  id: string;
+  course: { id: string; title: string; version: number };
+  learner: { id: string; firstName?: string; lastName?: string };
+  registrationCompletion: string;
+  registrationSuccess: string;
+  score?: { scaled: number };
+  totalSecondsTracked: number;
+  firstAccessDate?: string;
+  lastAccessDate?: string;
+  completedDate?: string;
+  createdDate: string;
+  instance: number;
+  activityDetails?: Activity;
+}
+
 interface RegistrationData {
-  registration: {
-    id: string;
-    course: { id: string; title: string; version: number };
-    learner: { id: string; firstName?: string; lastName?: string };
-    registrationCompletion: string;
-    registrationSuccess: string;
-    score?: { scaled: number };
-    totalSecondsTracked: number;
-    firstAccessDate?: string;
-    lastAccessDate?: string;
-    completedDate?: string;
-    createdDate: string;
-    instance: number;
-    activityDetails?: Activity;
-  };
+  registration: Attempt;
+  /** Every instance, newest first. */
+  attempts: Attempt[];
+  moreAttempts: boolean;
   launchHistory: Array<{ id: string; instance: number; launchTime: string; exitTime?: string; completionStatus: string; successStatus: string; totalSecondsTracked: number; score?: { scaled: number } }>;
   statements: Array<{ id: string; timestamp?: string; actor?: { name?: string }; verb?: { id: string; display?: Record<string, string> }; objectActivity?: { id: string } }>;
   moreStatements: boolean;
 }
 
 const pill = (v: string) => <span class={`pill ${v === 'COMPLETED' || v === 'PASSED' ? 'good' : v === 'FAILED' ? 'bad' : ''}`}>{status(v)}</span>;
+
+/** What the content itself reported (the runtime data model), when it reported anything. */
+function runtimeLine(n: Activity) {
+  const r = n.runtime;
+  if (!r) return null;
+  const parts = [
+    r.completionStatus && r.completionStatus !== 'unknown' ? `status ${r.completionStatus}` : '',
+    r.scoreScaled ? `score ${r.scoreScaled}` : '',
+    r.totalTime ? `total time ${r.totalTime}` : '',
+    r.location ? `location ${r.location}` : '',
+  ].filter(Boolean);
+  return parts.length ? <div class="runtime">Content reported: {parts.join(' · ')}</div> : null;
+}
 
 function Tree(props: { node: Activity }) {
   const n = props.node;
@@ -329,6 +348,7 @@ function Tree(props: { node: Activity }) {
         <span>time {n.timeTracked ?? '—'}</span>
         <span>attempts {n.attempts}</span>
       </div>
+      {runtimeLine(n)}
       {interactions.length > 0 && (
         <details>
           <summary>Runtime data: {interactions.length} interaction(s)</summary>
@@ -366,12 +386,18 @@ function Tree(props: { node: Activity }) {
   );
 }
 
-export function RegistrationReport(props: { session: Session; registrationId: string }) {
-  const { session, registrationId } = props;
+export function RegistrationReport(props: { session: Session; registrationId: string; filters: Filters; onFilters: (f: Filters) => void }) {
+  const { session, registrationId, filters, onFilters } = props;
   const { data, error } = useReport(() => api<RegistrationData>(session, `/lcds/reports/registrations/${encodeURIComponent(registrationId)}`), [registrationId, session.token]);
   if (!data) return <Loading error={error} />;
   const r = data.registration;
   const learnerName = [r.learner.firstName, r.learner.lastName].filter(Boolean).join(' ');
+  // The attempt whose activities show (in the URL, `attempt`): the latest unless another is chosen.
+  const attempts = data.attempts.length ? data.attempts : [r];
+  const shown = attempts.find((a) => String(a.instance) === filters.attempt) ?? attempts.find((a) => a.instance === r.instance) ?? attempts[0];
+  const latest = Math.max(...attempts.map((a) => a.instance));
+  const attemptName = (a: Attempt) => `Attempt ${a.instance + 1}${a.instance === latest ? ' (latest)' : ''}`;
+  type A = Attempt;
   type L = RegistrationData['launchHistory'][number];
   type S = RegistrationData['statements'][number];
   return (
@@ -396,8 +422,43 @@ export function RegistrationReport(props: { session: Session; registrationId: st
           { label: 'Last access', value: date(r.lastAccessDate) },
         ]}
       />
-      <h2>Activities</h2>
-      <div class="card">{r.activityDetails ? <ul class="tree">{<Tree node={r.activityDetails} />}</ul> : <p>No activity data.</p>}</div>
+      <h2>Attempts</h2>
+      <DataTable<A>
+        caption={data.moreAttempts ? `Attempts (instances) of the registration: the first ${attempts.length}` : 'Attempts (instances) of the registration'}
+        file={`attempts-${r.id}`}
+        columns={[
+          { header: 'Attempt', cell: (a) => attemptName(a), csv: (a) => a.instance + 1 },
+          { header: 'Instance', cell: (a) => a.instance, numeric: true },
+          { header: 'Course version', cell: (a) => a.course.version, numeric: true },
+          { header: 'Completion', cell: (a) => status(a.registrationCompletion) },
+          { header: 'Success', cell: (a) => status(a.registrationSuccess) },
+          { header: 'Score', cell: (a) => score(a.score?.scaled), numeric: true },
+          { header: 'Time spent', cell: (a) => duration(a.totalSecondsTracked), csv: (a) => a.totalSecondsTracked, numeric: true },
+          { header: 'First access', cell: (a) => dateTime(a.firstAccessDate), csv: (a) => a.firstAccessDate ?? '' },
+          { header: 'Completed', cell: (a) => dateTime(a.completedDate), csv: (a) => a.completedDate ?? '' },
+        ]}
+        rows={attempts}
+      />
+      <h2 id="activities">Activities and runtime data: {attemptName(shown)}</h2>
+      {attempts.length > 1 && (
+        <p class="attempt-picker">
+          <label for="attempt">Attempt shown</label>{' '}
+          <select id="attempt" aria-describedby="activities" value={String(shown.instance)} onChange={(e) => onFilters({ ...filters, attempt: (e.target as HTMLSelectElement).value })}>
+            {attempts.map((a) => (
+              <option value={String(a.instance)}>{attemptName(a)}</option>
+            ))}
+          </select>
+        </p>
+      )}
+      <Figures
+        items={[
+          { label: 'Completion', value: status(shown.registrationCompletion), testId: 'attempt-completion' },
+          { label: 'Success', value: status(shown.registrationSuccess), testId: 'attempt-success' },
+          { label: 'Score', value: score(shown.score?.scaled), testId: 'attempt-score' },
+          { label: 'Time spent', value: duration(shown.totalSecondsTracked), testId: 'attempt-time' },
+        ]}
+      />
+      <div class="card">{shown.activityDetails ? <ul class="tree">{<Tree node={shown.activityDetails} />}</ul> : <p>No activity data.</p>}</div>
       <h2>Launch history</h2>
       <DataTable<L>
         caption="Launch history"
