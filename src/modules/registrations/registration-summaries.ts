@@ -18,6 +18,8 @@ export const INLINE_BUILD_LIMIT = 50_000;
 /** How long after a registration was created or deleted its application's summaries are refreshed (reads refresh too). */
 const EVENT_REFRESH_DELAY_MS = 1_000;
 const INSERT_CHUNK = 200;
+/** Registrations a rebuild reads at a time. */
+const BUILD_CHUNK = 50_000;
 
 /** The filter a summary answers: an application, optionally one course, optionally whole UTC days of creation [from, to). */
 export interface SummaryFilter {
@@ -26,6 +28,12 @@ export interface SummaryFilter {
   fromDay?: string;
   /** YYYY-MM-DD, exclusive */
   toDay?: string;
+}
+
+/** Figures by bucket: `course NUL day` → DAY_COLUMNS' values; `course NUL day NUL completedDay` → completions. */
+interface Figures {
+  days: Map<string, number[]>;
+  completions: Map<string, number>;
 }
 
 interface Bucket {
@@ -265,11 +273,11 @@ export class RegistrationSummaries implements OnModuleDestroy {
   }
 
   /**
-   * Recomputes every summary of the application from its registrations, a course at a time (its reports scan
+   * Recomputes every summary of the application from its registrations, BUILD_CHUNK at a time (its reports scan
    * meanwhile); `progress` is told the registrations done and their total. Idempotent.
    */
-  rebuild(appId: string, progress?: (done: number, total: number) => void): Promise<void> {
-    return this.serial(appId, () => this.buildNow(appId, progress));
+  rebuild(appId: string, progress?: (done: number, total: number) => void, chunk = BUILD_CHUNK): Promise<void> {
+    return this.serial(appId, () => this.buildNow(appId, progress, chunk));
   }
 
   /** Applications that have registrations or summaries. */
@@ -330,23 +338,28 @@ export class RegistrationSummaries implements OnModuleDestroy {
   /** One bucket, recomputed from its registrations. */
   private async recompute(m: EntityManager, appId: string, b: Bucket): Promise<void> {
     const next = new Date(Date.parse(`${b.day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    const where = 'r.app_id = ? AND r.course_id = ? AND r.created_at >= ? AND r.created_at < ?';
-    const params = [appId, b.courseId, b.day, next];
+    const figures = await this.compute(m, 'r.app_id = ? AND r.course_id = ? AND r.created_at >= ? AND r.created_at < ?', [appId, b.courseId, b.day, next]);
     await m.query('DELETE FROM report_day WHERE app_id = ? AND course_id = ? AND created_day = ?', [appId, b.courseId, b.day]);
     await m.query('DELETE FROM report_completion_day WHERE app_id = ? AND course_id = ? AND created_day = ?', [appId, b.courseId, b.day]);
-    await this.computeAndWrite(m, appId, where, params);
+    await this.write(m, appId, figures);
   }
 
-  private async computeAndWrite(m: EntityManager, appId: string, where: string, params: unknown[]): Promise<number> {
+  /** The buckets' figures of the registrations `where` selects (alias r, latest instance i). */
+  private async compute(m: EntityManager, where: string, params: unknown[]): Promise<Figures> {
     const days = await m.query<Array<Record<string, string | number>>>(`${bucketSelect((c) => this.day(c))} ${LATEST_JOIN} WHERE ${where} GROUP BY r.course_id, created_day`, params);
     const completions = await m.query<Array<{ course_id: string; created_day: string; completed_day: string; n: string | number }>>(
       `SELECT r.course_id AS course_id, ${this.day('r.created_at')} AS created_day, ${this.day('i.completed_at')} AS completed_day, COUNT(*) AS n ${LATEST_JOIN} WHERE ${where} AND i.completed_at IS NOT NULL GROUP BY r.course_id, created_day, completed_day`,
       params,
     );
-    const dayColumns = ['app_id', 'course_id', 'created_day', ...DAY_COLUMNS];
-    await this.insertRows(m, 'report_day', dayColumns, days.map((d) => [appId, d.course_id, String(d.created_day), ...DAY_COLUMNS.map((c) => Number(d[c] ?? 0))]));
-    await this.insertRows(m, 'report_completion_day', ['app_id', 'course_id', 'created_day', 'completed_day', 'completed'], completions.map((c) => [appId, c.course_id, String(c.created_day), String(c.completed_day), Number(c.n)]));
-    return days.reduce((sum, d) => sum + Number(d.registrations), 0);
+    const figures: Figures = { days: new Map(), completions: new Map() };
+    for (const d of days) figures.days.set(`${d.course_id}\u0000${String(d.created_day)}`, DAY_COLUMNS.map((c) => Number(d[c] ?? 0)));
+    for (const c of completions) figures.completions.set(`${c.course_id}\u0000${String(c.created_day)}\u0000${String(c.completed_day)}`, Number(c.n));
+    return figures;
+  }
+
+  private async write(m: EntityManager, appId: string, figures: Figures): Promise<void> {
+    await this.insertRows(m, 'report_day', ['app_id', 'course_id', 'created_day', ...DAY_COLUMNS], [...figures.days].map(([key, values]) => [appId, ...key.split('\u0000'), ...values]));
+    await this.insertRows(m, 'report_completion_day', ['app_id', 'course_id', 'created_day', 'completed_day', 'completed'], [...figures.completions].map(([key, n]) => [appId, ...key.split('\u0000'), n]));
   }
 
   private async insertRows(m: EntityManager, table: string, columns: string[], rows: unknown[][]): Promise<void> {
@@ -357,7 +370,7 @@ export class RegistrationSummaries implements OnModuleDestroy {
     }
   }
 
-  private async buildNow(appId: string, progress?: (done: number, total: number) => void): Promise<void> {
+  private async buildNow(appId: string, progress?: (done: number, total: number) => void, chunkSize = BUILD_CHUNK): Promise<void> {
     const start = new Date();
     const upsert = this.mysql
       ? 'ON DUPLICATE KEY UPDATE built = VALUES(built), watermark = VALUES(watermark)'
@@ -366,23 +379,34 @@ export class RegistrationSummaries implements OnModuleDestroy {
     await this.dataSource.query(`INSERT INTO report_state (app_id, built, watermark) VALUES (?, ?, ?) ${upsert}`, [appId, 0, this.date(start)]);
     const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM registration WHERE app_id = ?', [appId]);
     const total = Number(n);
-    const courses = (await this.dataSource.query<Array<{ course_id: string }>>('SELECT DISTINCT course_id FROM registration WHERE app_id = ?', [appId])).map((r) => r.course_id);
-    await this.dataSource.transaction(async (m) => {
-      await m.query('DELETE FROM report_day WHERE app_id = ?', [appId]);
-      await m.query('DELETE FROM report_completion_day WHERE app_id = ?', [appId]);
-    });
-    let done = 0;
     progress?.(0, total);
-    for (const courseId of courses) {
-      done += await retryOnLockConflict(() =>
-        this.dataSource.transaction(async (m) => {
-          await m.query('DELETE FROM report_day WHERE app_id = ? AND course_id = ?', [appId, courseId]);
-          await m.query('DELETE FROM report_completion_day WHERE app_id = ? AND course_id = ?', [appId, courseId]);
-          return this.computeAndWrite(m, appId, 'r.app_id = ? AND r.course_id = ?', [appId, courseId]);
-        }),
-      );
+    // The registrations in primary key order, chunkSize at a time (their instances in the same order: the pages
+    // are read once, in order), their figures added up by bucket here, written at the end.
+    const all: Figures = { days: new Map(), completions: new Map() };
+    const m = this.dataSource.manager;
+    let done = 0;
+    for (let after = ''; ; ) {
+      const edge = await m.query<Array<{ id: string }>>('SELECT id FROM registration WHERE app_id = ? AND id > ? ORDER BY id LIMIT 1 OFFSET ?', [appId, after, chunkSize - 1]);
+      const last = edge[0]?.id;
+      const chunk = await this.compute(m, `r.app_id = ? AND r.id > ?${last === undefined ? '' : ' AND r.id <= ?'}`, [appId, after, ...(last === undefined ? [] : [last])]);
+      for (const [key, values] of chunk.days) {
+        const sum = all.days.get(key);
+        if (sum) values.forEach((v, k) => (sum[k] += v));
+        else all.days.set(key, values);
+        done += values[0];
+      }
+      for (const [key, count] of chunk.completions) all.completions.set(key, (all.completions.get(key) ?? 0) + count);
       progress?.(Math.min(done, total), total);
+      if (last === undefined) break;
+      after = last;
     }
+    await retryOnLockConflict(() =>
+      this.dataSource.transaction(async (tx) => {
+        await tx.query('DELETE FROM report_day WHERE app_id = ?', [appId]);
+        await tx.query('DELETE FROM report_completion_day WHERE app_id = ?', [appId]);
+        await this.write(tx, appId, all);
+      }),
+    );
     // Changes made while it was built are stamped after `start`: the next refresh recomputes their buckets.
     await this.dataSource.query('UPDATE report_state SET built = ?, watermark = ?, built_at = ? WHERE app_id = ?', [1, this.date(start), this.date(new Date()), appId]);
     progress?.(total, total);
