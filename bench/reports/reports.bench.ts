@@ -58,8 +58,10 @@ async function main(): Promise<void> {
   const analyze = analyzeSetting === 'auto' ? db.kind === 'mysql' : analyzeSetting === '1';
   process.stderr.write(`seeding ${fmtNumber(n)} registrations…\n`);
   const seeded = await seed(db, appId, n, analyze);
-  // Registration k belongs to course-(k % COURSES): the first WITH_INTERACTIONS of course-07 answered questions.
-  const answered = Array.from({ length: WITH_INTERACTIONS }, (_, j) => QUESTION_COURSE + j * COURSES).filter((k) => k < n);
+  // Registration k belongs to course-(k % COURSES): the newest WITH_INTERACTIONS of course-07 answered questions (the
+  // course page's question analysis reads its newest registrations' trees).
+  const inCourse = Math.floor((n - 1 - QUESTION_COURSE) / COURSES) + 1;
+  const answered = Array.from({ length: Math.min(WITH_INTERACTIONS, inCourse) }, (_, j) => QUESTION_COURSE + (inCourse - 1 - j) * COURSES);
   for (const k of answered) {
     await db.query('UPDATE registration_instance SET activity_details = ?, completion = ?, success = ?, completed_at = created_at WHERE app_id = ? AND registration_id = ? AND instance = 0', [
       answeredTree(k),
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
     { name: 'application, one month', data: '/lcds/reports/application?from=2024-03-01&to=2024-03-31', page: '/reports/?from=2024-03-01&to=2024-03-31' },
     { name: `course (${fmtNumber(Math.ceil(n / COURSES))} registrations)`, data: `/lcds/reports/courses/${course}`, page: `/reports/courses/${course}` },
     { name: 'learner', data: '/lcds/reports/learners/learner-123', page: '/reports/learners/learner-123' },
-    { name: 'registration', data: `/lcds/reports/registrations/reg-${String(QUESTION_COURSE).padStart(7, '0')}`, page: `/reports/registrations/reg-${String(QUESTION_COURSE).padStart(7, '0')}` },
+    { name: 'registration', data: `/lcds/reports/registrations/reg-${String(answered[0]).padStart(7, '0')}`, page: `/reports/registrations/reg-${String(answered[0]).padStart(7, '0')}` },
   ];
 
   const dataResults = [];
@@ -94,6 +96,11 @@ async function main(): Promise<void> {
     const url = `${service.api}${p.data}`;
     const first = await timedGet(url, { authorization: auth }, agent);
     if (first.status !== 200) throw new Error(`${p.name}: answered ${first.status}: ${first.body.slice(0, 300)}`);
+    if (p.data.includes('/courses/')) {
+      // The question analysis reads the answered trees: three questions, each answered by every one of them.
+      const questions = (JSON.parse(first.body) as { questions: Array<{ id: string; answered: number }> }).questions;
+      if (questions.length !== 3 || questions.some((q) => q.answered !== answered.length)) throw new Error(`course page: unexpected question analysis ${JSON.stringify(questions)}`);
+    }
     const times: number[] = [];
     for (let i = 0; i < samples; i++) times.push((await timedGet(url, { authorization: auth }, agent)).ms);
     dataResults.push({ name: p.name, summary: summarize(times) });
