@@ -6,6 +6,8 @@ import { date, dateTime, duration, percent, score, status } from '../shared/form
 import { canOpen, PageLink, useReport, type Filters } from './router';
 
 type RegistrationRow = RegistrationRowBase & { courseTitle?: string };
+/** Rows a long table shows before "Show all" (the data requests answer up to 500; the CSV holds them all). */
+const TABLE_LIMIT = 50;
 
 const STANDARDS: Record<string, string> = {
   SCORM11: 'SCORM 1.1',
@@ -147,7 +149,7 @@ export function ApplicationReport(props: { session: Session; filters: Filters; o
             </div>
           </div>
           <h2>All courses</h2>
-          <DataTable caption="Courses" file="courses" columns={courseColumns} rows={data.courses} />
+          <DataTable caption="Courses" file="courses" columns={courseColumns} rows={data.courses} limit={TABLE_LIMIT} />
         </>
       )}
     </>
@@ -251,7 +253,7 @@ export function CourseReport(props: { session: Session; courseId: string; filter
         rows={data.questions}
       />
       <h2>Registrations</h2>
-      <DataTable caption="Registrations of the course" file={`registrations-${data.course.id}`} columns={registrationColumns(session, filters, { course: false, learner: true })} rows={data.registrations} />
+      <DataTable caption="Registrations of the course" file={`registrations-${data.course.id}`} columns={registrationColumns(session, filters, { course: false, learner: true })} rows={data.registrations} limit={TABLE_LIMIT} />
     </>
   );
 }
@@ -274,7 +276,7 @@ export function LearnerReport(props: { session: Session; learnerId: string; filt
       <h1>{data.learner.name || data.learner.id}</h1>
       <p class="subtitle">Learner {data.learner.id}</p>
       <FilterForm filters={filters} onFilters={props.onFilters} fields={['course']} />
-      <DataTable caption="Registrations of the learner" file={`learner-${data.learner.id}`} columns={registrationColumns(session, filters, { course: true, learner: false })} rows={data.registrations} />
+      <DataTable caption="Registrations of the learner" file={`learner-${data.learner.id}`} columns={registrationColumns(session, filters, { course: true, learner: false })} rows={data.registrations} limit={TABLE_LIMIT} />
     </>
   );
 }
