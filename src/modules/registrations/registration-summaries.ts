@@ -15,6 +15,8 @@ export const SUMMARY_SCORE_BUCKETS = 10;
 export const REFRESH_MARGIN_MS = 2 * 60_000;
 /** An application with fewer registrations than this is summarized on its first refresh, inline; a larger one in the background (reports scan meanwhile). */
 export const INLINE_BUILD_LIMIT = 50_000;
+/** A build that left its application unbuilt for this long (a stopped CLI) is done again by the next report. */
+const ABANDONED_BUILD_MS = 60 * 60_000;
 /** How long after a registration was created or deleted its application's summaries are refreshed (reads refresh too). */
 const EVENT_REFRESH_DELAY_MS = 1_000;
 const INSERT_CHUNK = 200;
@@ -95,7 +97,9 @@ export class RegistrationSummaries implements OnModuleDestroy {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly queued = new Map<string, Promise<boolean>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  private readonly building = new Set<string>();
+  private readonly builds = new Map<string, Promise<void>>();
+  /** Applications whose summaries are built in the background (their reports scan meanwhile). */
+  private readonly background = new Set<string>();
   private closed = false;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -128,20 +132,33 @@ export class RegistrationSummaries implements OnModuleDestroy {
   async fresh(appId: string): Promise<boolean> {
     if (this.closed) return false;
     if (await this.refresh(appId)) return true;
-    if (this.building.has(appId)) return false;
-    const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM registration WHERE app_id = ?', [appId]);
-    const state = await this.state(this.dataSource.manager, appId);
-    // A build under way elsewhere (the CLI): scan until it is done.
-    if (state && !state.built) return false;
-    if (Number(n) < INLINE_BUILD_LIMIT) {
-      await this.serial(appId, () => this.buildNow(appId));
-      return true;
+    let build = this.builds.get(appId);
+    if (!build) {
+      const state = await this.state(this.dataSource.manager, appId);
+      // A build under way elsewhere (the CLI): scan until it is done (one left unfinished for an hour is done again).
+      if (state && !state.built && Date.now() - state.watermark.getTime() < ABANDONED_BUILD_MS) return false;
+      const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM registration WHERE app_id = ?', [appId]);
+      build = this.builds.get(appId);
+      if (!build) {
+        build = this.serial(appId, () => this.buildNow(appId)).finally(() => this.builds.delete(appId));
+        this.builds.set(appId, build);
+        if (Number(n) >= INLINE_BUILD_LIMIT) {
+          this.background.add(appId);
+          void build
+            .finally(() => this.background.delete(appId))
+            .catch((err: unknown) => this.logger.error({ msg: 'building report summaries failed', appId, err: err instanceof Error ? err.message : String(err) }));
+        }
+      }
     }
-    this.building.add(appId);
-    void this.serial(appId, () => this.buildNow(appId))
-      .catch((err: unknown) => this.logger.error({ msg: 'building report summaries failed', appId, err: err instanceof Error ? err.message : String(err) }))
-      .finally(() => this.building.delete(appId));
-    return false;
+    if (this.background.has(appId)) return false;
+    try {
+      await build;
+      return true;
+    } catch (err) {
+      // The report scans; the next one tries again.
+      this.logger.error({ msg: 'building report summaries failed', appId, err: err instanceof Error ? err.message : String(err) });
+      return false;
+    }
   }
 
   async totals(appId: string, f: SummaryFilter): Promise<Totals> {
