@@ -324,32 +324,42 @@ export class RegistrationSummaries implements OnModuleDestroy {
     return { built: Number(rows[0].built) === 1 || rows[0].built === true, watermark: w instanceof Date ? w : new Date(`${String(w).replace(' ', 'T')}Z`) };
   }
 
-  private refreshNow(appId: string): Promise<boolean> {
+  private async refreshNow(appId: string): Promise<boolean> {
     const start = new Date();
+    // First without a lock or a write: when nothing changed since the watermark (the usual case of a report), that is
+    // all (a change committed after these reads is stamped after the watermark, and found next time).
+    const seen = await this.state(this.dataSource.manager, appId);
+    if (!seen?.built) return false;
+    if ((await this.changedBuckets(this.dataSource.manager, appId, seen.watermark)).length === 0) return true;
     return retryOnLockConflict(() =>
       this.dataSource.transaction(async (m) => {
         // Locked first: on MySQL the reads below see what the refresh before this one (on any node) committed.
         const state = await this.state(m, appId, true);
         if (!state?.built) return false;
-        const since = this.date(new Date(state.watermark.getTime() - REFRESH_MARGIN_MS));
-        const buckets = new Map<string, Bucket>();
-        const add = (rows: Array<{ course_id: string; d: string }>) => {
-          for (const r of rows) buckets.set(`${r.course_id}\n${String(r.d)}`, { courseId: r.course_id, day: String(r.d) });
-        };
-        add(await m.query(`SELECT DISTINCT course_id, ${this.day('created_at')} AS d FROM registration WHERE app_id = ? AND updated_at >= ?`, [appId, since]));
-        add(
-          await m.query(
-            `SELECT DISTINCT r.course_id AS course_id, ${this.day('r.created_at')} AS d FROM registration_instance i INNER JOIN registration r ON r.app_id = i.app_id AND r.id = i.registration_id WHERE i.app_id = ? AND i.updated_at >= ?`,
-            [appId, since],
-          ),
-        );
-        add(await m.query('SELECT course_id, created_day AS d FROM report_dirty WHERE app_id = ? AND marked_at >= ?', [appId, since]));
-        for (const b of buckets.values()) await this.recompute(m, appId, b);
+        for (const b of await this.changedBuckets(m, appId, state.watermark)) await this.recompute(m, appId, b);
         await m.query('DELETE FROM report_dirty WHERE app_id = ? AND marked_at < ?', [appId, this.date(new Date(state.watermark.getTime() - 2 * REFRESH_MARGIN_MS))]);
         await m.query('UPDATE report_state SET watermark = ? WHERE app_id = ?', [this.date(start), appId]);
         return true;
       }),
     );
+  }
+
+  /** The buckets with registrations or instances changed, or registrations deleted, since `watermark` (less the margin). */
+  private async changedBuckets(m: EntityManager, appId: string, watermark: Date): Promise<Bucket[]> {
+    const since = this.date(new Date(watermark.getTime() - REFRESH_MARGIN_MS));
+    const buckets = new Map<string, Bucket>();
+    const add = (rows: Array<{ course_id: string; d: string }>) => {
+      for (const r of rows) buckets.set(`${r.course_id}\n${String(r.d)}`, { courseId: r.course_id, day: String(r.d) });
+    };
+    add(await m.query(`SELECT DISTINCT course_id, ${this.day('created_at')} AS d FROM registration WHERE app_id = ? AND updated_at >= ?`, [appId, since]));
+    add(
+      await m.query(
+        `SELECT DISTINCT r.course_id AS course_id, ${this.day('r.created_at')} AS d FROM registration_instance i INNER JOIN registration r ON r.app_id = i.app_id AND r.id = i.registration_id WHERE i.app_id = ? AND i.updated_at >= ?`,
+        [appId, since],
+      ),
+    );
+    add(await m.query('SELECT course_id, created_day AS d FROM report_dirty WHERE app_id = ? AND marked_at >= ?', [appId, since]));
+    return [...buckets.values()];
   }
 
   /** One bucket, recomputed from its registrations. */
