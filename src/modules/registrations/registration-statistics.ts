@@ -28,7 +28,7 @@ export const TREE_SAMPLE_LIMIT = 5000;
  * The figures of the report viewer, from the registrations and their latest instances. Totals, registrations per
  * day and per course and the score and time histograms come from the summaries (RegistrationSummaries, refreshed
  * first) when the filter is an application or a course over whole UTC days; with tags or a learner, or before an
- * application's summaries exist, from indexed scans (ix_registration_created, ix_registration_course,
+ * application's summaries exist, from indexed scans (ix_registration_created, ix_registration_course_latest,
  * ix_registration_learner). Activity progress and question analysis come from the stored activity trees of a
  * course's newest registrations (at most TREE_SAMPLE_LIMIT); tables from the newest registrations.
  */

@@ -83,7 +83,7 @@ const LATEST_JOIN = 'FROM registration r INNER JOIN registration_instance i ON i
  * buckets of the registrations' latest instances (report_day) and their completions per day (report_completion_day),
  * so that an application's report reads a few thousand summary rows instead of its registrations.
  *
- * A bucket is always recomputed whole from its registrations (a few hundred rows by ix_registration_course), never
+ * A bucket is always recomputed whole from its registrations (a few hundred rows by ix_registration_course_latest), never
  * incremented, so a refresh run twice, or by two nodes, leaves the same figures. A refresh finds the buckets to
  * recompute from what changed since its watermark (less REFRESH_MARGIN_MS): registrations by ix_registration_updated,
  * instances by ix_registration_instance_updated (runtime commits, launches, resets, new instances), and the marks

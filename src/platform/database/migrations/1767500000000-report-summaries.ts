@@ -11,7 +11,7 @@ const TIME_BUCKETS = 7;
  * (report_completion_day), the buckets whose registrations were deleted (report_dirty) and how far each
  * application's summaries are brought up to date (report_state). Empty here: an application's summaries are built
  * by `lcds reports rebuild` or on its first refresh. registration_instance gets an index on its updated time, from
- * which a refresh finds the instances that changed.
+ * which a refresh finds the instances that changed; the registrations' course index also holds the latest instance.
  */
 export class ReportSummaries1767500000000 implements MigrationInterface {
   name = 'ReportSummaries1767500000000';
@@ -57,9 +57,15 @@ export class ReportSummaries1767500000000 implements MigrationInterface {
       }),
     );
     await queryRunner.createIndex('registration_instance', new TableIndex({ name: 'ix_registration_instance_updated', columnNames: ['app_id', 'updated_at'] }));
+    // A course's newest registrations with their latest instance number, from the index alone (the course report reads
+    // thousands: on MariaDB at a million registrations, reading each registration's row took half the time).
+    await queryRunner.createIndex('registration', new TableIndex({ name: 'ix_registration_course_latest', columnNames: ['app_id', 'course_id', 'created_at', 'latest_instance'] }));
+    await queryRunner.dropIndex('registration', 'ix_registration_course');
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.createIndex('registration', new TableIndex({ name: 'ix_registration_course', columnNames: ['app_id', 'course_id', 'created_at'] }));
+    await queryRunner.dropIndex('registration', 'ix_registration_course_latest');
     await queryRunner.dropIndex('registration_instance', 'ix_registration_instance_updated');
     for (const table of ['report_state', 'report_dirty', 'report_completion_day', 'report_day']) await queryRunner.dropTable(table);
   }
