@@ -19,6 +19,7 @@ import { ApplicationsService } from './modules/applications/applications.service
 import { CredentialsService } from './modules/applications/credentials.service';
 import { ApplicationAdminsModule } from './modules/learners/application-admins.module';
 import { ApplicationAdminsService } from './modules/learners/application-admins.service';
+import { RegistrationSummaries } from './modules/registrations/registration-summaries';
 import { postbackSigningKey } from './modules/registrations/registration-postback-signing';
 import { KeyRing } from './platform/crypto/keyring';
 import { AuditModule } from './platform/audit/audit.module';
@@ -228,6 +229,40 @@ apps
       const a = await service.account(opts.app);
       const view = { appId: a.id, regLimit: a.regLimit === null ? 'none' : String(a.regLimit), strictLimit: a.strictLimit, email: a.contactEmail ?? '', company: a.contactCompany ?? '' };
       process.stdout.write(opts.json ? JSON.stringify({ ...view, regLimit: a.regLimit }) + '\n' : table([view]));
+    });
+  });
+
+const reports = program.command('reports').description('the report viewer');
+reports
+  .command('rebuild')
+  .description("recompute the report summaries from the registrations (all applications', or one's); safe to run at any time, also while LCDS runs")
+  .option('--app <id>', 'only this application')
+  .option('--json', 'print {"applications": [{"appId", "registrations", "seconds"}]} as JSON', false)
+  .action(async (opts: { app?: string; json: boolean }) => {
+    await withContext(config(), async (ctx) => {
+      const summaries = new RegistrationSummaries(ctx.get(DataSource));
+      if (opts.app) await requireApp(ctx, opts.app);
+      const appIds = opts.app ? [opts.app] : await summaries.applications();
+      const done: Array<{ appId: string; registrations: number; seconds: number }> = [];
+      for (const appId of appIds) {
+        const started = Date.now();
+        let registrations = 0;
+        let shown = false;
+        const bar = new SingleBar(
+          { format: `${appId} [{bar}] {value}/{total} registrations, {eta_formatted} left`, hideCursor: true, noTTYOutput: !opts.json, notTTYSchedule: 2000, stream: process.stderr },
+          Presets.shades_classic,
+        );
+        await summaries.rebuild(appId, (n, total) => {
+          if (!shown) bar.start(total, 0);
+          shown = true;
+          registrations = total;
+          bar.update(n);
+        });
+        bar.stop();
+        done.push({ appId, registrations, seconds: Math.round((Date.now() - started) / 100) / 10 });
+      }
+      if (opts.json) process.stdout.write(JSON.stringify({ applications: done }) + '\n');
+      else process.stdout.write(done.length ? done.map((d) => `Rebuilt the report summaries of ${d.appId}: ${d.registrations} registration(s) in ${d.seconds} s.`).join('\n') + '\n' : 'No application has registrations.\n');
     });
   });
 

@@ -204,4 +204,81 @@ describe('report viewer (chromium)', () => {
     expect(await page.getByLabel('Learner id').inputValue()).toBe('cy');
     await page.close();
   });
+  it("a registration's page shows every attempt with its numbers, and the runtime data of the attempt chosen", async () => {
+    // A learner who fails the first attempt and passes the second: the SCO counts its launches in localStorage.
+    const retake = `
+      API.Initialize('');
+      var key = 'lcds-attempt-' + API.GetValue('cmi.learner_id');
+      var attempt = Number(localStorage.getItem(key) || '0');
+      localStorage.setItem(key, String(attempt + 1));
+      var right = attempt > 0;
+      API.SetValue('cmi.interactions.0.id', 'capital');
+      API.SetValue('cmi.interactions.0.type', 'fill-in');
+      API.SetValue('cmi.interactions.0.description', 'The capital of France');
+      API.SetValue('cmi.interactions.0.learner_response', right ? 'Paris' : 'Lyon');
+      API.SetValue('cmi.interactions.0.result', right ? 'correct' : 'incorrect');
+      API.SetValue('cmi.interactions.0.latency', right ? 'PT20S' : 'PT45S');
+      API.SetValue('cmi.completion_status', 'completed');
+      API.SetValue('cmi.success_status', right ? 'passed' : 'failed');
+      API.SetValue('cmi.score.scaled', right ? '0.9' : '0.3');
+      API.SetValue('cmi.session_time', right ? 'PT4M' : 'PT1M30S');
+      API.Commit('');
+      API.Terminate('');
+    `;
+    await importCourse(s.api, auth, 'retake', { name: 'retake.zip', data: await scoPackage('2004', retake), type: 'application/zip' });
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth, json: { registrationId: 'reg-gus', courseId: 'retake', learner: { id: 'gus', firstName: 'Gus', lastName: 'Learner' } } })).status).toBe(204);
+    const play = async (success: string) => {
+      const link = await call(`${s.api}/registrations/reg-gus/launchLink`, { method: 'POST', auth, json: { redirectOnExitUrl: 'message' } });
+      const learner = await context.newPage();
+      await learner.goto(link.body.launchLink);
+      await waitFor(async () => (await call(`${s.api}/registrations/reg-gus`, { auth })).body, (p) => p.registrationSuccess === success, 20_000);
+      await learner.close();
+    };
+    await play('FAILED');
+    expect((await call(`${s.api}/registrations/reg-gus/instances`, { method: 'POST', auth })).status).toBe(204);
+    await play('PASSED');
+
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(await linkFor('NONAV', `${s.baseUrl}/reports/registrations/reg-gus`));
+    await page.getByRole('heading', { level: 1, name: 'Registration reg-gus' }).waitFor();
+    const rows = await tableRows(page, 'Attempts (instances) of the registration');
+    expect(rows.map((r) => r.slice(0, 7))).toEqual([
+      ['Attempt 2 (latest)', '1', '1', 'Completed', 'Passed', '90', '4 min 00 s'],
+      ['Attempt 1', '0', '1', 'Completed', 'Failed', '30', '1 min 30 s'],
+    ]);
+    // The latest attempt's activities and runtime data first.
+    await page.getByRole('heading', { level: 2, name: 'Activities and runtime data: Attempt 2 (latest)' }).waitFor();
+    expect(await figure(page, 'attempt-score')).toBe('90');
+    expect(await figure(page, 'attempt-time')).toBe('4 min 00 s');
+    await page.getByText('Runtime data: 1 interaction(s)').click();
+    expect(await tableRows(page, 'Interactions of The SCO')).toEqual([['capital', 'Paris', 'correct', 'PT20S']]);
+
+    // The first attempt, chosen: its numbers and answers, kept in the URL.
+    await page.getByLabel('Attempt shown').selectOption({ label: 'Attempt 1' });
+    await page.getByRole('heading', { level: 2, name: 'Activities and runtime data: Attempt 1' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('attempt')).toBe('0');
+    expect(await figure(page, 'attempt-completion')).toBe('Completed');
+    expect(await figure(page, 'attempt-success')).toBe('Failed');
+    expect(await figure(page, 'attempt-score')).toBe('30');
+    expect(await figure(page, 'attempt-time')).toBe('1 min 30 s');
+    await page.getByText('Runtime data: 1 interaction(s)').click();
+    expect(await tableRows(page, 'Interactions of The SCO')).toEqual([['capital', 'Lyon', 'incorrect', 'PT45S']]);
+    await screenshot(page, 'viewer-registration-attempts-1280');
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Activities and runtime data: Attempt 1' }).waitFor();
+    expect(await figure(page, 'attempt-score')).toBe('30');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Attempts (instances) of the registration as CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('attempts-reg-gus.csv');
+    const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
+    expect(csv[0]).toBe('Attempt,Instance,Course version,Completion,Success,Score,Time spent,First access,Completed');
+    expect(csv[1]).toMatch(/^2,1,1,Completed,Passed,90,240,\d{4}-/);
+    expect(csv[2]).toMatch(/^1,0,1,Completed,Failed,30,90,\d{4}-/);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.close();
+  });
 });

@@ -7,6 +7,7 @@ import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import type { ActivityResult } from './registration-types';
 import type { ActivityProgress, QuestionAnalysis, RegistrationRow, Totals } from './registration-statistics-types';
+import { RegistrationSummaries, SUMMARY_TIME_BOUNDS, SummaryFilter } from './registration-summaries';
 
 /** Which registrations a report counts: created in [from, to), of a course, of a learner, carrying one of the tags. */
 export interface StatisticsFilter {
@@ -17,22 +18,41 @@ export interface StatisticsFilter {
   tags?: string[];
 }
 
+/** Where figures come from: the summaries when they can answer the filter (`auto`), or a scan of the registrations. */
+export type StatisticsSource = 'auto' | 'scan';
+
 /** The most registrations whose activity trees a course report reads for activity progress and question analysis. */
 export const TREE_SAMPLE_LIMIT = 5000;
 
 /**
- * The figures of the report viewer, from the registrations and their latest instances: counts by indexed queries
- * (ix_registration_created, ix_registration_course, ix_registration_learner), activity progress and question
- * analysis from the stored activity trees of a course's newest registrations (at most TREE_SAMPLE_LIMIT).
+ * The figures of the report viewer, from the registrations and their latest instances. Totals, registrations per
+ * day and per course and the score and time histograms come from the summaries (RegistrationSummaries, refreshed
+ * first) when the filter is an application or a course over whole UTC days; with tags or a learner, or before an
+ * application's summaries exist, from indexed scans (ix_registration_created, ix_registration_course_latest,
+ * ix_registration_learner). Activity progress and question analysis come from the stored activity trees of a
+ * course's newest registrations (at most TREE_SAMPLE_LIMIT); tables from the newest registrations.
  */
 @Injectable()
 export class RegistrationStatistics {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tags: TagsService,
+    private readonly summaries: RegistrationSummaries,
   ) {}
 
-  async totals(appId: string, filter: StatisticsFilter): Promise<Totals> {
+  /** The summaries' filter when they can answer `filter` and are up to date; null to scan. */
+  private async summarized(appId: string, filter: StatisticsFilter, source: StatisticsSource): Promise<SummaryFilter | null> {
+    if (source === 'scan' || filter.learnerId !== undefined || filter.tags?.length) return null;
+    const fromDay = filter.from ? wholeDay(filter.from) : undefined;
+    const toDay = filter.to ? wholeDay(filter.to) : undefined;
+    if (fromDay === null || toDay === null) return null;
+    if (!(await this.summaries.fresh(appId))) return null;
+    return { ...(filter.courseId !== undefined ? { courseId: filter.courseId } : {}), ...(fromDay ? { fromDay } : {}), ...(toDay ? { toDay } : {}) };
+  }
+
+  async totals(appId: string, filter: StatisticsFilter, source: StatisticsSource = 'auto'): Promise<Totals> {
+    const summary = await this.summarized(appId, filter, source);
+    if (summary) return this.summaries.totals(appId, summary);
     const row = await this.base(appId, filter)
       .select('COUNT(*)', 'registrations')
       .addSelect('SUM(CASE WHEN i.firstAccessAt IS NOT NULL OR i.completion <> :unknown OR i.success <> :unknown THEN 1 ELSE 0 END)', 'started')
@@ -49,7 +69,9 @@ export class RegistrationStatistics {
   }
 
   /** Registrations created and completed per day (UTC) within the filter. */
-  async perDay(appId: string, filter: StatisticsFilter): Promise<Array<{ day: string; created: number; completed: number }>> {
+  async perDay(appId: string, filter: StatisticsFilter, source: StatisticsSource = 'auto'): Promise<Array<{ day: string; created: number; completed: number }>> {
+    const summary = await this.summarized(appId, filter, source);
+    if (summary) return this.summaries.perDay(appId, summary);
     const created = await this.base(appId, filter).select(this.day('r.createdAt'), 'day').addSelect('COUNT(*)', 'n').groupBy('day').getRawMany<{ day: string; n: string | number }>();
     const completed = await this.base(appId, filter)
       .andWhere('i.completedAt IS NOT NULL')
@@ -70,7 +92,9 @@ export class RegistrationStatistics {
   }
 
   /** Registrations and completions per course. */
-  async perCourse(appId: string, filter: StatisticsFilter): Promise<Array<{ courseId: string; registrations: number; completed: number; passed: number }>> {
+  async perCourse(appId: string, filter: StatisticsFilter, source: StatisticsSource = 'auto'): Promise<Array<{ courseId: string; registrations: number; completed: number; passed: number }>> {
+    const summary = await this.summarized(appId, filter, source);
+    if (summary) return this.summaries.perCourse(appId, summary);
     const rows = await this.base(appId, filter)
       .select('r.courseId', 'courseId')
       .addSelect('COUNT(*)', 'registrations')
@@ -82,7 +106,9 @@ export class RegistrationStatistics {
   }
 
   /** Scores (scaled, 0..1) in ten buckets of 10 points; registrations without a score are left out. */
-  async scoreHistogram(appId: string, filter: StatisticsFilter): Promise<number[]> {
+  async scoreHistogram(appId: string, filter: StatisticsFilter, source: StatisticsSource = 'auto'): Promise<number[]> {
+    const summary = await this.summarized(appId, filter, source);
+    if (summary) return this.summaries.scoreHistogram(appId, summary);
     const bucket = this.mysql ? 'LEAST(FLOOR(i.scoreScaled * 10), 9)' : 'MIN(CAST(i.scoreScaled * 10 AS INTEGER), 9)';
     const rows = await this.base(appId, filter)
       .andWhere('i.scoreScaled IS NOT NULL AND i.scoreScaled >= 0')
@@ -96,7 +122,9 @@ export class RegistrationStatistics {
   }
 
   /** Time spent by registrations that spent any, in buckets whose lower bounds (seconds) are `bounds`. */
-  async timeHistogram(appId: string, filter: StatisticsFilter, bounds: number[]): Promise<number[]> {
+  async timeHistogram(appId: string, filter: StatisticsFilter, bounds: number[], source: StatisticsSource = 'auto'): Promise<number[]> {
+    const summary = bounds.join() === SUMMARY_TIME_BOUNDS.join() ? await this.summarized(appId, filter, source) : null;
+    if (summary) return this.summaries.timeHistogram(appId, summary);
     const cases = bounds.map((b, k) => `WHEN i.totalSeconds >= ${Number(b)} THEN ${k}`).reverse().join(' ');
     const rows = await this.base(appId, filter)
       .andWhere('i.totalSeconds > 0')
@@ -111,13 +139,14 @@ export class RegistrationStatistics {
 
   /** Registrations with their latest instance's progress, newest first. */
   async rows(appId: string, filter: StatisticsFilter, limit: number): Promise<RegistrationRow[]> {
-    const rows = await this.base(appId, filter)
+    const qb = this.base(appId, filter)
       .select(['r.id', 'r.courseId', 'r.learnerId', 'r.learnerFirstName', 'r.learnerLastName', 'r.createdAt'])
       .addSelect(['i.completion', 'i.success', 'i.scoreScaled', 'i.totalSeconds', 'i.firstAccessAt', 'i.lastAccessAt', 'i.completedAt', 'i.registrationId', 'i.appId', 'i.instance'])
-      .orderBy('r.createdAt', 'DESC')
-      .addOrderBy('r.id', 'DESC')
-      .limit(limit)
-      .getMany();
+      .orderBy('r.createdAt', 'DESC');
+    // A course's or a learner's index (…, created_at) gives that order; a tiebreak on id would make SQLite walk
+    // ix_registration_created instead (all the application's registrations, seconds at a million).
+    if (filter.courseId === undefined && filter.learnerId === undefined) qb.addOrderBy('r.id', 'DESC');
+    const rows = await qb.limit(limit).getMany();
     return rows.map((r) => {
       const i = (r as RegistrationEntity & { latest: RegistrationInstanceEntity }).latest;
       return {
@@ -139,11 +168,12 @@ export class RegistrationStatistics {
 
   /** Progress per activity of the course's tree and the analysis of its questions (runtime interactions). */
   async activityAnalysis(appId: string, filter: StatisticsFilter): Promise<{ activities: ActivityProgress[]; questions: QuestionAnalysis[]; sampled: number }> {
+    // Raw rows: thousands of trees are parsed here, not hydrated into entities first.
     const trees = await this.base(appId, filter)
-      .select(['r.id', 'r.createdAt', 'i.appId', 'i.registrationId', 'i.instance', 'i.activityDetails'])
+      .select('i.activityDetails', 'tree')
       .orderBy('r.createdAt', 'DESC')
       .limit(TREE_SAMPLE_LIMIT)
-      .getMany();
+      .getRawMany<{ tree: string | null }>();
     const activities = new Map<string, ActivityProgress>();
     const questions = new Map<string, QuestionAnalysis & { wrong: Map<string, number>; latencySum: number; latencyCount: number }>();
     const walk = (node: ActivityResult, depth: number) => {
@@ -176,7 +206,7 @@ export class RegistrationStatistics {
       for (const c of node.children ?? []) walk(c, depth + 1);
     };
     for (const r of trees) {
-      const tree = (r as RegistrationEntity & { latest: RegistrationInstanceEntity }).latest.activityDetails;
+      const tree = parseTree(r.tree);
       if (tree) walk(tree, 0);
     }
     return {
@@ -213,6 +243,20 @@ export class RegistrationStatistics {
     if (tagged) qb.andWhere(tagged.sql, tagged.parameters);
     return qb;
   }
+}
+
+function parseTree(text: string | null): ActivityResult | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as ActivityResult;
+  } catch {
+    return null;
+  }
+}
+
+/** The UTC day (YYYY-MM-DD) a midnight stands for; null when the date is not a UTC midnight. */
+function wholeDay(d: Date): string | null {
+  return d.getTime() % 86_400_000 === 0 ? d.toISOString().slice(0, 10) : null;
 }
 
 /** Seconds of a SCORM 2004 duration (PT1M30S), a SCORM 1.2 timespan (0000:01:30.00) or a number; null otherwise. */

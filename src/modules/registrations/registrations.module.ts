@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventBus, RegistrationCreated, RegistrationDeleted } from '../../platform/events';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { CourseHooks } from '../courses/course-hooks';
 import { CoursesModule } from '../courses/courses.module';
@@ -21,6 +22,7 @@ import { RegistrationProgressEvents } from './registration-progress-events';
 import { RegistrationsController } from './registrations.controller';
 import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationStatistics } from './registration-statistics';
+import { RegistrationSummaries } from './registration-summaries';
 import { RegistrationsService } from './registrations.service';
 
 /**
@@ -32,15 +34,17 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule, LaunchLinksModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
+  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, RegistrationSummaries, LearnerRegistrations],
   // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, LearnerRegistrations],
+  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, RegistrationSummaries, LearnerRegistrations],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(
     private readonly applicationHooks: ApplicationHooks,
     private readonly courseHooks: CourseHooks,
     private readonly registrations: RegistrationsService,
+    private readonly summaries: RegistrationSummaries,
+    private readonly events: EventBus,
   ) {}
 
   onModuleInit(): void {
@@ -48,5 +52,9 @@ export class RegistrationsModule implements OnModuleInit {
     this.courseHooks.registerRegistrationCounter((appId, courseIds, version) => this.registrations.countForCourses(appId, courseIds, version));
     this.applicationHooks.registerCounter('registration', (appIds) => this.registrations.countByApp(appIds));
     this.applicationHooks.registerPurger('registrations', (appId) => this.registrations.purgeApplication(appId));
+    this.applicationHooks.registerPurger('registration-summaries', (appId) => this.summaries.purge(appId));
+    // The report summaries: refreshed shortly after registrations come and go (and before every report).
+    this.events.on(RegistrationCreated, (e) => this.summaries.soon(e.appId));
+    this.events.on(RegistrationDeleted, (e) => this.summaries.soon(e.appId));
   }
 }

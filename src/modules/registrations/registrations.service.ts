@@ -22,6 +22,7 @@ import { LaunchHistoryEntity } from './entities/launch-history.entity';
 import { LaunchHistoryLogEntity } from './entities/launch-history-log.entity';
 import { LaunchHistoryLog } from './launch-history-log';
 import { RegistrationEntity, StoredPostBack } from './entities/registration.entity';
+import { RegistrationSummaries } from './registration-summaries';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
 import { RegistrationPostbackStateEntity } from './entities/registration-postback-state.entity';
 import { IncludeFlags, Objective } from './registration-types';
@@ -108,6 +109,7 @@ export class RegistrationsService {
     private readonly historyLogs: LaunchHistoryLog,
     private readonly events: EventBus,
     private readonly applications: ApplicationsService,
+    private readonly summaries: RegistrationSummaries,
     tokens: PageTokens,
   ) {
     this.listQuery = new ListQuery(tokens, {
@@ -685,6 +687,7 @@ export class RegistrationsService {
     // The instances first, as runtime commits lock them first (then the registration and launches).
     await retryOnLockConflict(() =>
       this.dataSource.transaction(async (m) => {
+        await this.summaries.markRemoved(m, appId, ids);
         await m.delete(RegistrationInstanceEntity, { appId, registrationId: In(ids) });
         await m.delete(LaunchHistoryEntity, { appId, registrationId: In(ids) });
         await m.delete(LaunchHistoryLogEntity, { appId, registrationId: In(ids) });

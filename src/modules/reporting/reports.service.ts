@@ -4,13 +4,16 @@ import { ForbiddenError } from '../../platform/http/domain-errors';
 import { CoursesService } from '../courses/courses.service';
 import { RegistrationStatistics, StatisticsFilter } from '../registrations/registration-statistics';
 import { RegistrationsService } from '../registrations/registrations.service';
+import { SUMMARY_TIME_BOUNDS } from '../registrations/registration-summaries';
 import { XapiStatementsService } from '../xapi/xapi-statements.service';
 import { toApiStatement } from '../xapi/xapi-statement-result';
 import { ReportQueryDto } from './dto/report-query.dto';
 import { navAllows, PageAncestry, parseViewerPath, ViewerPage } from './viewer-pages';
 
-/** Lower bounds (seconds) of the time-spent buckets: under 1 min, 1–5, 5–15, 15–30, 30–60 min, 1–2 h, over 2 h. */
-export const TIME_BUCKETS = [0, 60, 300, 900, 1800, 3600, 7200];
+/** Lower bounds (seconds) of the time-spent buckets (those the summaries keep): under 1 min, 1–5, 5–15, 15–30, 30–60 min, 1–2 h, over 2 h. */
+export const TIME_BUCKETS = SUMMARY_TIME_BOUNDS;
+/** Instances (attempts) a registration's report shows. */
+export const MAX_ATTEMPTS = 100;
 /** Rows a report table shows (and exports). */
 export const TABLE_ROWS = 500;
 
@@ -61,12 +64,33 @@ export class ReportsService {
   async registration(principal: Principal, registrationId: string) {
     const reg = await this.registrations.requireRegistration(principal.appId, registrationId);
     this.allow(principal, { kind: 'registration', id: registrationId }, { courseId: reg.courseId, learnerId: reg.learnerId });
-    const [progress, history, statements] = await Promise.all([
+    const [progress, attempts, history, statements] = await Promise.all([
       this.registrations.progress(principal.appId, registrationId, { includeChildResults: true, includeInteractionsAndObjectives: true, includeRuntime: true }),
+      this.attempts(principal.appId, registrationId),
       this.registrations.launchHistory(principal.appId, registrationId, false),
       this.statements.query(principal.appId, { registration: reg.xapiRegistrationId, ascending: true }),
     ]);
-    return { registration: progress, launchHistory: history.launchHistory, statements: statements.statements.map(toApiStatement), moreStatements: statements.more !== undefined };
+    return {
+      registration: progress,
+      attempts: attempts.instances,
+      moreAttempts: attempts.more,
+      launchHistory: history.launchHistory,
+      statements: statements.statements.map(toApiStatement),
+      moreStatements: statements.more !== undefined,
+    };
+  }
+
+  /** Every instance (attempt) of the registration with its activity tree and runtime data, newest first (at most MAX_ATTEMPTS). */
+  private async attempts(appId: string, registrationId: string) {
+    const instances = [];
+    let more: string | undefined;
+    do {
+      const page = await this.registrations.listInstances(appId, registrationId, { includeChildResults: true, includeInteractionsAndObjectives: true, includeRuntime: true, ...(more ? { more } : {}) });
+      instances.push(...page.registrations);
+      more = page.more;
+    } while (more && instances.length < MAX_ATTEMPTS);
+    instances.sort((a, b) => b.instance - a.instance);
+    return { instances: instances.slice(0, MAX_ATTEMPTS), more: more !== undefined || instances.length > MAX_ATTEMPTS };
   }
 
   /** A viewer link shows only what its navPermission allows from its page; an application's own credentials, everything. */

@@ -16,6 +16,7 @@ import { LaunchHistoryLog1766200000000 } from './migrations/1766200000000-launch
 import { ApplicationAccount1767200000000 } from './migrations/1767200000000-application-account';
 import { InvitationJoinedCount1767400000000 } from './migrations/1767400000000-invitation-joined-count';
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
+import { ReportSummaries1767500000000 } from './migrations/1767500000000-report-summaries';
 import { AuditLog1767600000000 } from './migrations/1767600000000-audit-log';
 import { Dispatch1767700000000 } from './migrations/1767700000000-dispatch';
 import { AiPlugin1767800000000 } from './migrations/1767800000000-ai-plugin';
@@ -40,6 +41,7 @@ export const MIGRATIONS = [
   ApplicationAccount1767200000000,
   XapiDocumentAgent1767300000000,
   InvitationJoinedCount1767400000000,
+  ReportSummaries1767500000000,
   AuditLog1767600000000,
   Dispatch1767700000000,
   AiPlugin1767800000000,

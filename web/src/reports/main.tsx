@@ -59,7 +59,7 @@ function App() {
       ) : page.kind === 'learner' ? (
         <LearnerReport session={session} learnerId={page.id} filters={filters} onFilters={onSetFilters} />
       ) : (
-        <RegistrationReport session={session} registrationId={page.id} />
+        <RegistrationReport session={session} registrationId={page.id} filters={filters} onFilters={onSetFilters} />
       );
   }
   return (

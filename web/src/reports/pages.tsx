@@ -6,6 +6,8 @@ import { date, dateTime, duration, percent, score, status } from '../shared/form
 import { canOpen, PageLink, useReport, type Filters } from './router';
 
 type RegistrationRow = RegistrationRowBase & { courseTitle?: string };
+/** Rows a long table shows before "Show all" (the data requests answer up to 500; the CSV holds them all). */
+const TABLE_LIMIT = 50;
 
 const STANDARDS: Record<string, string> = {
   SCORM11: 'SCORM 1.1',
@@ -147,7 +149,7 @@ export function ApplicationReport(props: { session: Session; filters: Filters; o
             </div>
           </div>
           <h2>All courses</h2>
-          <DataTable caption="Courses" file="courses" columns={courseColumns} rows={data.courses} />
+          <DataTable caption="Courses" file="courses" columns={courseColumns} rows={data.courses} limit={TABLE_LIMIT} />
         </>
       )}
     </>
@@ -251,7 +253,7 @@ export function CourseReport(props: { session: Session; courseId: string; filter
         rows={data.questions}
       />
       <h2>Registrations</h2>
-      <DataTable caption="Registrations of the course" file={`registrations-${data.course.id}`} columns={registrationColumns(session, filters, { course: false, learner: true })} rows={data.registrations} />
+      <DataTable caption="Registrations of the course" file={`registrations-${data.course.id}`} columns={registrationColumns(session, filters, { course: false, learner: true })} rows={data.registrations} limit={TABLE_LIMIT} />
     </>
   );
 }
@@ -274,7 +276,7 @@ export function LearnerReport(props: { session: Session; learnerId: string; filt
       <h1>{data.learner.name || data.learner.id}</h1>
       <p class="subtitle">Learner {data.learner.id}</p>
       <FilterForm filters={filters} onFilters={props.onFilters} fields={['course']} />
-      <DataTable caption="Registrations of the learner" file={`learner-${data.learner.id}`} columns={registrationColumns(session, filters, { course: true, learner: false })} rows={data.registrations} />
+      <DataTable caption="Registrations of the learner" file={`learner-${data.learner.id}`} columns={registrationColumns(session, filters, { course: true, learner: false })} rows={data.registrations} limit={TABLE_LIMIT} />
     </>
   );
 }
@@ -293,28 +295,47 @@ interface Activity {
   runtime?: { runtimeInteractions?: Array<Record<string, string>>; completionStatus?: string; scoreScaled?: string; totalTime?: string; location?: string };
 }
 
+/** A registration or one of its instances (attempts), as RegistrationSchema has it. */
+interface Attempt {
+  id: string;
+  course: { id: string; title: string; version: number };
+  learner: { id: string; firstName?: string; lastName?: string };
+  registrationCompletion: string;
+  registrationSuccess: string;
+  score?: { scaled: number };
+  totalSecondsTracked: number;
+  firstAccessDate?: string;
+  lastAccessDate?: string;
+  completedDate?: string;
+  createdDate: string;
+  instance: number;
+  activityDetails?: Activity;
+}
+
 interface RegistrationData {
-  registration: {
-    id: string;
-    course: { id: string; title: string; version: number };
-    learner: { id: string; firstName?: string; lastName?: string };
-    registrationCompletion: string;
-    registrationSuccess: string;
-    score?: { scaled: number };
-    totalSecondsTracked: number;
-    firstAccessDate?: string;
-    lastAccessDate?: string;
-    completedDate?: string;
-    createdDate: string;
-    instance: number;
-    activityDetails?: Activity;
-  };
+  registration: Attempt;
+  /** Every instance, newest first. */
+  attempts: Attempt[];
+  moreAttempts: boolean;
   launchHistory: Array<{ id: string; instance: number; launchTime: string; exitTime?: string; completionStatus: string; successStatus: string; totalSecondsTracked: number; score?: { scaled: number } }>;
   statements: Array<{ id: string; timestamp?: string; actor?: { name?: string }; verb?: { id: string; display?: Record<string, string> }; objectActivity?: { id: string } }>;
   moreStatements: boolean;
 }
 
 const pill = (v: string) => <span class={`pill ${v === 'COMPLETED' || v === 'PASSED' ? 'good' : v === 'FAILED' ? 'bad' : ''}`}>{status(v)}</span>;
+
+/** What the content itself reported (the runtime data model), when it reported anything. */
+function runtimeLine(n: Activity) {
+  const r = n.runtime;
+  if (!r) return null;
+  const parts = [
+    r.completionStatus && r.completionStatus !== 'unknown' ? `status ${r.completionStatus}` : '',
+    r.scoreScaled ? `score ${r.scoreScaled}` : '',
+    r.totalTime ? `total time ${r.totalTime}` : '',
+    r.location ? `location ${r.location}` : '',
+  ].filter(Boolean);
+  return parts.length ? <div class="runtime">Content reported: {parts.join(' · ')}</div> : null;
+}
 
 function Tree(props: { node: Activity }) {
   const n = props.node;
@@ -329,6 +350,7 @@ function Tree(props: { node: Activity }) {
         <span>time {n.timeTracked ?? '—'}</span>
         <span>attempts {n.attempts}</span>
       </div>
+      {runtimeLine(n)}
       {interactions.length > 0 && (
         <details>
           <summary>Runtime data: {interactions.length} interaction(s)</summary>
@@ -366,12 +388,18 @@ function Tree(props: { node: Activity }) {
   );
 }
 
-export function RegistrationReport(props: { session: Session; registrationId: string }) {
-  const { session, registrationId } = props;
+export function RegistrationReport(props: { session: Session; registrationId: string; filters: Filters; onFilters: (f: Filters) => void }) {
+  const { session, registrationId, filters, onFilters } = props;
   const { data, error } = useReport(() => api<RegistrationData>(session, `/lcds/reports/registrations/${encodeURIComponent(registrationId)}`), [registrationId, session.token]);
   if (!data) return <Loading error={error} />;
   const r = data.registration;
   const learnerName = [r.learner.firstName, r.learner.lastName].filter(Boolean).join(' ');
+  // The attempt whose activities show (in the URL, `attempt`): the latest unless another is chosen.
+  const attempts = data.attempts.length ? data.attempts : [r];
+  const shown = attempts.find((a) => String(a.instance) === filters.attempt) ?? attempts.find((a) => a.instance === r.instance) ?? attempts[0];
+  const latest = Math.max(...attempts.map((a) => a.instance));
+  const attemptName = (a: Attempt) => `Attempt ${a.instance + 1}${a.instance === latest ? ' (latest)' : ''}`;
+  type A = Attempt;
   type L = RegistrationData['launchHistory'][number];
   type S = RegistrationData['statements'][number];
   return (
@@ -396,8 +424,43 @@ export function RegistrationReport(props: { session: Session; registrationId: st
           { label: 'Last access', value: date(r.lastAccessDate) },
         ]}
       />
-      <h2>Activities</h2>
-      <div class="card">{r.activityDetails ? <ul class="tree">{<Tree node={r.activityDetails} />}</ul> : <p>No activity data.</p>}</div>
+      <h2>Attempts</h2>
+      <DataTable<A>
+        caption={data.moreAttempts ? `Attempts (instances) of the registration: the first ${attempts.length}` : 'Attempts (instances) of the registration'}
+        file={`attempts-${r.id}`}
+        columns={[
+          { header: 'Attempt', cell: (a) => attemptName(a), csv: (a) => a.instance + 1 },
+          { header: 'Instance', cell: (a) => a.instance, numeric: true },
+          { header: 'Course version', cell: (a) => a.course.version, numeric: true },
+          { header: 'Completion', cell: (a) => status(a.registrationCompletion) },
+          { header: 'Success', cell: (a) => status(a.registrationSuccess) },
+          { header: 'Score', cell: (a) => score(a.score?.scaled), numeric: true },
+          { header: 'Time spent', cell: (a) => duration(a.totalSecondsTracked), csv: (a) => a.totalSecondsTracked, numeric: true },
+          { header: 'First access', cell: (a) => dateTime(a.firstAccessDate), csv: (a) => a.firstAccessDate ?? '' },
+          { header: 'Completed', cell: (a) => dateTime(a.completedDate), csv: (a) => a.completedDate ?? '' },
+        ]}
+        rows={attempts}
+      />
+      <h2 id="activities">Activities and runtime data: {attemptName(shown)}</h2>
+      {attempts.length > 1 && (
+        <p class="attempt-picker">
+          <label for="attempt">Attempt shown</label>{' '}
+          <select id="attempt" aria-describedby="activities" value={String(shown.instance)} onChange={(e) => onFilters({ ...filters, attempt: (e.target as HTMLSelectElement).value })}>
+            {attempts.map((a) => (
+              <option value={String(a.instance)}>{attemptName(a)}</option>
+            ))}
+          </select>
+        </p>
+      )}
+      <Figures
+        items={[
+          { label: 'Completion', value: status(shown.registrationCompletion), testId: 'attempt-completion' },
+          { label: 'Success', value: status(shown.registrationSuccess), testId: 'attempt-success' },
+          { label: 'Score', value: score(shown.score?.scaled), testId: 'attempt-score' },
+          { label: 'Time spent', value: duration(shown.totalSecondsTracked), testId: 'attempt-time' },
+        ]}
+      />
+      <div class="card">{shown.activityDetails ? <ul class="tree">{<Tree node={shown.activityDetails} />}</ul> : <p>No activity data.</p>}</div>
       <h2>Launch history</h2>
       <DataTable<L>
         caption="Launch history"

@@ -11,8 +11,10 @@ export interface Filters {
   courseId?: string;
   learnerId?: string;
   tags?: string;
+  /** The registration page: the instance whose activities show. */
+  attempt?: string;
 }
-const FILTER_KEYS: Array<keyof Filters> = ['from', 'to', 'courseId', 'learnerId', 'tags'];
+const FILTER_KEYS: Array<keyof Filters> = ['from', 'to', 'courseId', 'learnerId', 'tags', 'attempt'];
 
 export function currentPage(): ViewerPage | null {
   if (!location.pathname.startsWith(basePath)) return null;

@@ -11,8 +11,13 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
-/** A data table with a caption and a CSV export of every row it holds. */
-export function DataTable<T>(props: { caption: string; columns: Array<Column<T>>; rows: T[]; file: string; empty?: string }) {
+/**
+ * A data table with a caption and a CSV export of every row it holds. With `limit`, the first `limit` rows show
+ * until "Show all" is pressed (a long table costs the page's first render; the CSV always holds every row).
+ */
+export function DataTable<T>(props: { caption: string; columns: Array<Column<T>>; rows: T[]; file: string; empty?: string; limit?: number }) {
+  const [all, setAll] = useState(false);
+  const shown = props.limit !== undefined && !all && props.rows.length > props.limit ? props.rows.slice(0, props.limit) : props.rows;
   const download = () => {
     const csv = toCsv(
       props.columns.map((c) => c.header),
@@ -54,7 +59,7 @@ export function DataTable<T>(props: { caption: string; columns: Array<Column<T>>
                 </td>
               </tr>
             ) : (
-              props.rows.map((r) => (
+              shown.map((r) => (
                 <tr>
                   {props.columns.map((c) => (
                     <td class={c.numeric ? 'num' : undefined}>{c.cell(r)}</td>
@@ -65,6 +70,14 @@ export function DataTable<T>(props: { caption: string; columns: Array<Column<T>>
           </tbody>
         </table>
       </div>
+      {shown.length < props.rows.length && (
+        <p class="table-more">
+          Showing {shown.length} of {props.rows.length} rows (the CSV holds all of them).{' '}
+          <button type="button" class="secondary" onClick={() => setAll(true)}>
+            Show all {props.rows.length} rows
+          </button>
+        </p>
+      )}
     </div>
   );
 }
