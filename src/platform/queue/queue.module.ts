@@ -5,7 +5,6 @@ import type { AppConfig } from '../../config/app-config';
 import { RedisService } from '../redis/redis.service';
 import { BullJobQueue } from './bull-job-queue';
 import { InlineJobQueue } from './inline-job-queue';
-import { JobAdmin } from './job-admin';
 import { JobMaintenance } from './job-maintenance';
 import { JobQueue } from './job-queue';
 import { JobStore } from './job-store';
@@ -32,8 +31,7 @@ import { JobEntity } from './job.entity';
       },
     },
     JobMaintenance,
-    JobAdmin,
   ],
-  exports: [JobQueue, JobAdmin],
+  exports: [JobQueue],
 })
 export class QueueModule {}
