@@ -77,7 +77,7 @@ describe('LTI 1.3 dispatch launches', () => {
     const regs = (await call(`${s.api}/registrations?courseId=lti13c`, { auth: app })).body.registrations;
     expect(regs[0]).toMatchObject({ registrationSuccess: 'PASSED', learner: { id: 'lti13-user-1', firstName: 'Grace', lastName: 'Hopper' } });
     await page.close();
-  });
+  }, 90_000);
 
   it('refuses a wrong audience, another key, an expired token, a replayed nonce, a wrong deployment or login', async () => {
     const a = await login('lti13-user-2');

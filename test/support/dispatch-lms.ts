@@ -88,8 +88,17 @@ export function scoFrame(page: Page): Promise<Frame | undefined> {
 
 /** Presses the SCO's Finish once it is ready (by script: the frame may sit several frames deep). */
 export async function finishSco(page: Page): Promise<void> {
-  const frame = await scoFrame(page);
-  if (!frame) throw new Error(`the course never ran: ${page.frames().map((f) => f.url()).join(', ')}`);
-  await waitFor(() => frame.locator('#state').textContent(), (t) => t === 'ready', 15_000);
-  await frame.evaluate(() => (window as unknown as { finish(): void }).finish());
+  // Each look is short and finds the frame again: a frame that was replaced meanwhile must not hold the wait for
+  // Playwright's default 30 s (as a detached frame's locator would).
+  const ready = await waitFor(
+    async () => {
+      const frame = page.frames().find((f) => f.url().includes('/sco/index.html'));
+      const state = frame ? await frame.locator('#state').textContent({ timeout: 1000 }).catch(() => null) : null;
+      return state === 'ready' ? frame : undefined;
+    },
+    (f) => f !== undefined,
+    30_000,
+  );
+  if (!ready) throw new Error(`the course never became ready: ${page.frames().map((f) => f.url()).join(', ')}`);
+  await ready.evaluate(() => (window as unknown as { finish(): void }).finish());
 }
