@@ -1,4 +1,4 @@
-import { api, type Session } from '../shared/api';
+import { api, type Activity, type Session } from '../shared/api';
 import { DataTable } from '../shared/components';
 import { date, duration, score, status } from '../shared/format';
 import { go } from './nav';
@@ -78,18 +78,6 @@ export function VersionsPanel(props: { session: Session; courseId: string; onCha
   );
 }
 
-interface Activity {
-  id: string;
-  title: string;
-  attempts: number;
-  activityCompletion: string;
-  activitySuccess: string;
-  score?: { scaled?: number };
-  timeTracked?: string;
-  suspended: boolean;
-  children: Activity[];
-}
-
 interface Progress {
   id: string;
   registrationCompletion: string;
@@ -116,7 +104,7 @@ function ActivityNode(props: { activity: Activity }) {
         </span>
         {a.suspended && <span class="pill">suspended</span>}
       </div>
-      {a.children.length > 0 && (
+      {a.children && a.children.length > 0 && (
         <ul class="tree">
           {a.children.map((c) => (
             <ActivityNode activity={c} />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { ActivityProgress, QuestionAnalysis, RegistrationRow as RegistrationRowBase, Totals } from '../../../src/modules/registrations/registration-statistics-types';
-import { api, type Session } from '../shared/api';
+import { api, type Activity, type Session } from '../shared/api';
 import { BarChart, DataTable, Figures, Notice } from '../shared/components';
 import { date, dateTime, duration, percent, score, status } from '../shared/format';
 import { canOpen, PageLink, useReport, type Filters } from './router';
@@ -282,18 +282,6 @@ export function LearnerReport(props: { session: Session; learnerId: string; filt
 }
 
 // ---- registration -----------------------------------------------------------------------------------------
-
-interface Activity {
-  id: string;
-  title: string;
-  attempts: number;
-  activityCompletion: string;
-  activitySuccess: string;
-  score?: { scaled?: number };
-  timeTracked?: string;
-  children?: Activity[];
-  runtime?: { runtimeInteractions?: Array<Record<string, string>>; completionStatus?: string; scoreScaled?: string; totalTime?: string; location?: string };
-}
 
 /** A registration or one of its instances (attempts), as RegistrationSchema has it. */
 interface Attempt {

@@ -113,3 +113,17 @@ export async function api<T>(session: Session, path: string, init: { method?: st
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }
+
+/** An activity of a registration's tree as the API answers it (ActivityResultSchema), for the viewer and the console. */
+export interface Activity {
+  id: string;
+  title: string;
+  attempts: number;
+  activityCompletion: string;
+  activitySuccess: string;
+  score?: { scaled?: number };
+  timeTracked?: string;
+  suspended?: boolean;
+  children?: Activity[];
+  runtime?: { runtimeInteractions?: Array<Record<string, string>>; completionStatus?: string; scoreScaled?: string; totalTime?: string; location?: string };
+}
