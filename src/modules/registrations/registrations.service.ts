@@ -12,7 +12,7 @@ import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { CoursesService } from '../courses/courses.service';
 import { type CourseVersion, joinVersionTitle } from '../courses/course-version';
-import { SettingCourseRef, SettingsService, SettingTarget } from '../settings/settings.service';
+import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
 import type { RegistrationSet, RegistrationSetKey } from '../xapi/xapi-statements.service';
@@ -64,20 +64,9 @@ type ListedRegistration = RegistrationEntity & { latest?: RegistrationInstanceEn
 /** Tagged registrations up to which a tags filter lets the tags lead the list query (see applyTagFilter). */
 const DENSE_TAG_ROWS = 2000;
 
-/** The first moment of the calendar month (UTC) a moment falls in: the period of the registration limit. */
-export function monthStart(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-}
+import { monthStart, settingCourseRef } from './registration-refs';
 
-/** The course chain of a registration's settings target, from the course version it runs. */
-export function settingCourseRef(version: CourseVersion): SettingCourseRef {
-  return {
-    courseId: version.courseId,
-    version: version.version,
-    learningStandard: version.learningStandard,
-    singleSco: (version.package?.launchables.length ?? 0) <= 1,
-  };
-}
+export { monthStart, settingCourseRef };
 
 /**
  * What another module adds to a fresh instance of a course version before it is stored (its tree and summary:
