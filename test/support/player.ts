@@ -36,9 +36,26 @@ export async function zipOf(files: Record<string, string | Buffer>): Promise<Buf
 export async function openPage(context: BrowserContext, url: string): Promise<Page> {
   const page = await context.newPage();
   page.on('dialog', (d) => void d.accept());
+  const close = page.close.bind(page);
+  page.close = (options) => closePage(page, () => close(options));
   if (process.env.LCDS_TEST_BROWSER_LOG) page.on('console', (m) => console.log('browser:', m.text())).on('pageerror', (e) => console.log('pageerror:', e.message));
   await page.goto(url);
   return page;
+}
+
+/**
+ * Closes a page, never waiting forever: headless chromium (156) now and then never reports the close of a page that
+ * navigated from the player to an exit page (a few launches in a hundred), and Playwright's close has no timeout. The
+ * page is then blanked and closed through CDP. openPage's pages close this way.
+ */
+export async function closePage(page: Page, close: () => Promise<void> = () => page.close()): Promise<void> {
+  const pause = (ms: number) => new Promise<false>((r) => setTimeout(() => r(false), ms));
+  const closed = close().then(() => true as const);
+  if (await Promise.race([closed, pause(5000)])) return;
+  await page.goto('about:blank', { timeout: 5000 }).catch(() => undefined);
+  const cdp = await page.context().newCDPSession(page).catch(() => null);
+  await cdp?.send('Page.close').catch(() => undefined);
+  if (!(await Promise.race([closed, pause(10_000)]))) throw new Error(`the page (${page.url()}) did not close`);
 }
 
 /** Polls until `ok` holds (or the time is up) and returns the last value read. */
