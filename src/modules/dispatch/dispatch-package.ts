@@ -45,9 +45,9 @@ ${PACKAGE_SCRIPT}</script>
 
 /**
  * The files of a dispatch package: a manifest of one SCO and its launch page, no course asset. The page carries the
- * dispatch's public key and its own secret (never an application key), and LCDS's address.
+ * dispatch's public key and its own secret in clear (never an application key), and LCDS's address.
  */
-export function packageFiles(d: DispatchEntity, type: PackageType, title: string, publicUrl: string, cssUrl?: string): Record<string, string> {
+export function packageFiles(d: Pick<DispatchEntity, 'id' | 'packageKey' | 'secret'>, type: PackageType, title: string, publicUrl: string, cssUrl?: string): Record<string, string> {
   const config = { lcds: publicUrl, origin: new URL(publicUrl).origin, key: d.packageKey, secret: d.secret, version: type === 'SCORM_12' ? '1.2' : '2004', title, ...(cssUrl ? { cssUrl } : {}) };
   return { 'imsmanifest.xml': manifest(type, d.id, title), 'index.html': launchPage(config, title) };
 }

@@ -51,7 +51,7 @@ export class DispatchZips {
   }
 
   private build(d: DispatchEntity, type: PackageType, title: string, cssUrl?: string): Promise<Buffer> {
-    return zipBuffer(packageFiles(d, type, title, this.config.publicUrl, cssUrl));
+    return zipBuffer(packageFiles({ id: d.id, packageKey: d.packageKey, secret: this.dispatches.secretOf(d) }, type, title, this.config.publicUrl, cssUrl));
   }
 }
 
