@@ -42,7 +42,7 @@ export class DispatchZips {
 
   private options(query: DispatchZipQueryDto): { type: PackageType; cssUrl?: string } {
     const type = query.type ?? 'SCORM_12';
-    if (!BUILT_PACKAGE_TYPES.includes(type)) throw new InvalidInputError(`type ${type}: LCDS builds dispatch packages of type ${BUILT_PACKAGE_TYPES.join(' and ')} only`);
+    if (!BUILT_PACKAGE_TYPES.includes(type)) throw new InvalidInputError(`type ${type}: LCDS builds dispatch packages of type ${BUILT_PACKAGE_TYPES.join(', ')} only (AICC is not built)`);
     if (query.cssUrl) {
       const problem = httpUrlProblem(query.cssUrl, 'cssUrl');
       if (problem) throw new InvalidInputError(problem);
