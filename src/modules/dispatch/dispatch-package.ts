@@ -4,9 +4,8 @@ import { PACKAGE_SCRIPT } from './dispatch-package-script';
 import type { DispatchEntity } from './entities/dispatch.entity';
 
 export type PackageType = 'SCORM_12' | 'SCORM_2004_3RD' | 'AICC' | 'XAPI' | 'CMI5';
-export type XapiPackageKind = 'cmi5' | 'xapi';
-/** The package types LCDS builds today. */
-export const BUILT_PACKAGE_TYPES: readonly PackageType[] = ['SCORM_12', 'SCORM_2004_3RD', 'CMI5', 'XAPI'];
+/** The packages whose page is on LCDS: a link signed with the dispatch's secret. */
+export type LinkedPackageKind = 'cmi5' | 'xapi' | 'aicc';
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** JSON inside a <script>: no `</script>` or `<!--` can close it. */
@@ -52,17 +51,18 @@ ${PACKAGE_SCRIPT}</script>
 export function packageFiles(d: Pick<DispatchEntity, 'id' | 'packageKey' | 'secret'>, type: PackageType, title: string, publicUrl: string, cssUrl?: string): Record<string, string> {
   if (type === 'CMI5') return { 'cmi5.xml': cmi5Xml(d, title, publicUrl, cssUrl) };
   if (type === 'XAPI') return xapiFiles(d, title, publicUrl, cssUrl);
+  if (type === 'AICC') return aiccFiles(d, title, publicUrl, cssUrl);
   const config = { lcds: publicUrl, origin: new URL(publicUrl).origin, key: d.packageKey, secret: d.secret, version: type === 'SCORM_12' ? '1.2' : '2004', title, ...(cssUrl ? { cssUrl } : {}) };
   return { 'imsmanifest.xml': manifest(type, d.id, title), 'index.html': launchPage(config, title) };
 }
 
 /** The link's proof that it comes from the dispatch's package (the key alone is public: LTI links carry it too). */
-export function packageSignature(d: Pick<DispatchEntity, 'packageKey'>, secret: string, kind: XapiPackageKind): string {
+export function packageSignature(d: Pick<DispatchEntity, 'packageKey'>, secret: string, kind: LinkedPackageKind): string {
   return createHmac('sha256', secret).update(`lcds-dispatch-${kind}:${d.packageKey}`).digest('base64url');
 }
 
 /** The AU's (cmi5) or the launch page's (xAPI) address on LCDS, as the package names it. */
-export function xapiLaunchUrl(publicUrl: string, d: Pick<DispatchEntity, 'packageKey'>, secret: string, kind: XapiPackageKind, cssUrl?: string): string {
+export function xapiLaunchUrl(publicUrl: string, d: Pick<DispatchEntity, 'packageKey'>, secret: string, kind: LinkedPackageKind, cssUrl?: string): string {
   return `${publicUrl}/dispatch/${kind}/${d.packageKey}/${packageSignature(d, secret, kind)}${cssUrl ? `?${new URLSearchParams({ cssUrl }).toString()}` : ''}`;
 }
 
@@ -113,6 +113,27 @@ location.replace(u + (q ? (u.indexOf('?') < 0 ? '?' : '&') + q : ''));</script>
 </body></html>
 `;
   return { 'tincan.xml': manifestXml, 'index.html': page };
+}
+
+const csv = (...cells: string[]) => cells.map((c) => `"${c.replace(/"/g, "'").replace(/[\r\n]+/g, ' ')}"`).join(',');
+
+/**
+ * AICC: the four course structure files of a course of one AU, a web launch whose File_Name is LCDS's page for the
+ * dispatch (signed with the dispatch's secret); the LMS adds aicc_sid and aicc_url and LCDS talks HACP with it.
+ */
+function aiccFiles(d: Pick<DispatchEntity, 'id' | 'packageKey' | 'secret'>, title: string, publicUrl: string, cssUrl?: string): Record<string, string> {
+  const id = d.id.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 100) || 'dispatch';
+  const line = (...rows: string[]) => rows.join('\r\n') + '\r\n';
+  const oneLine = title.replace(/[\r\n]+/g, ' ');
+  return {
+    'course.crs': line('[Course]', 'Course_Creator=LCDS', `Course_ID=${id}`, 'Course_System=LCDS', `Course_Title=${oneLine}`, 'Level=1', 'Max_Fields_CST=2', 'Total_AUs=1', 'Total_Blocks=0', 'Total_Objectives=0', 'Total_Complex_Obj=0', 'Version=4.0', '[Course_Behavior]', 'Max_Normal=1', '[Course_Description]', oneLine),
+    'course.au': line(
+      csv('System_ID', 'Type', 'Command_Line', 'Max_Time_Allowed', 'Time_Limit_Action', 'File_Name', 'Max_Score', 'Mastery_Score', 'System_Vendor', 'Core_Vendor', 'Web_Launch', 'AU_Password'),
+      csv('A1', 'lcds-dispatch', '', '', '', xapiLaunchUrl(publicUrl, d, d.secret, 'aicc', cssUrl), '', '', 'LCDS', '', '', ''),
+    ),
+    'course.des': line(csv('System_ID', 'Developer_ID', 'Title', 'Description'), csv('A1', id, oneLine, oneLine)),
+    'course.cst': line(csv('Block', 'Member'), csv('root', 'A1')),
+  };
 }
 
 export async function zipBuffer(files: Record<string, string | Buffer>): Promise<Buffer> {

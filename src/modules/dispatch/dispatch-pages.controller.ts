@@ -7,9 +7,10 @@ import { DomainError } from '../../platform/http/domain-errors';
 import { DispatchLaunches, LaunchRefusal } from './dispatch-launches';
 import { DispatchLti } from './dispatch-lti';
 import { DispatchLti13 } from './dispatch-lti13';
+import { DispatchAicc } from './dispatch-aicc';
 import { DispatchXapi } from './dispatch-xapi';
 import { xapiRelayPage } from './dispatch-xapi-page';
-import { bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
+import { aiccRelayPage, bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
 
 /**
  * The learner-facing side of dispatch packages, under PUBLIC_URL/dispatch/: the launch (framed by the client LMS's
@@ -23,6 +24,7 @@ export class DispatchPagesController {
     private readonly lti: DispatchLti,
     private readonly lti13: DispatchLti13,
     private readonly xapi: DispatchXapi,
+    private readonly aicc: DispatchAicc,
   ) {}
 
   @Get('clock')
@@ -72,6 +74,31 @@ export class DispatchPagesController {
     // The page talks to the LMS's LRS (and its fetch URL) itself: those origins, and LCDS's, only.
     const lrsOrigins = [...new Set([result.endpoint, result.fetchUrl].filter((u): u is string => !!u).map((u) => new URL(u).origin))];
     this.send(res, 200, xapiRelayPage(nonce, result), nonce, lrsOrigins);
+  }
+
+  /** An AICC AU's launch (aicc_sid, aicc_url): the learner from HACP GetParam, the player, the relay. */
+  @Get('aicc/:key/:sig')
+  @PublicEndpoint()
+  async aiccLaunch(@Param('key') key: string, @Param('sig') sig: string, @Query() query: Record<string, unknown>, @Res() res: Response) {
+    const nonce = randomBytes(16).toString('base64');
+    const result = await this.plainly(res, () => this.aicc.launch(key, sig, query));
+    if (!result) return;
+    if ('refused' in result) {
+      const r = REFUSALS[result.refused];
+      return this.send(res, r.status, messagePage(r.text), nonce);
+    }
+    this.send(res, 200, aiccRelayPage(nonce, result), nonce);
+  }
+
+  /** The AICC page's call: send the launch's progress to the LMS (HACP), and end the session when `exit`. */
+  @Post('aicc-relay/:token')
+  @PublicEndpoint()
+  async aiccRelay(@Param('token') token: string, @Query('exit') exit: unknown, @Res() res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    const sent = await this.aicc.relay(token, exit === '1').catch(() => null);
+    if (sent === false) return res.status(404).json({ message: 'This launch is not known (or no longer)' });
+    if (sent === null) return res.status(502).json({ message: 'The learning system did not take the progress (HACP)' });
+    res.status(204).end();
   }
 
   /** LTI 1.1 basic launch (the consumer's auto-submitted form): on to the player, or a plain page saying why not. */

@@ -5,7 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import { DispatchesService } from './dispatches.service';
 import { DispatchLaunches, LaunchRefusal, splitName } from './dispatch-launches';
 import type { XapiRelayConfig } from './dispatch-xapi-page';
-import { dispatchActivityId, packageSignature, XapiPackageKind } from './dispatch-package';
+import { dispatchActivityId, packageSignature } from './dispatch-package';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,7 +22,7 @@ export class DispatchXapi {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async launch(kind: XapiPackageKind, key: string, signature: string, query: Record<string, unknown>, now = new Date()): Promise<XapiRelayConfig | { refused: LaunchRefusal }> {
+  async launch(kind: 'cmi5' | 'xapi', key: string, signature: string, query: Record<string, unknown>, now = new Date()): Promise<XapiRelayConfig | { refused: LaunchRefusal }> {
     const d = await this.dispatches.byPackageKey(key);
     if (!d || !sameText(packageSignature(d, this.dispatches.secretOf(d), kind), signature)) return { refused: 'invalid' };
     const param = (name: string, max = 2048) => {
@@ -49,8 +49,9 @@ export class DispatchXapi {
   }
 }
 
-function httpUrl(value: string | undefined): string | undefined {
-  if (!value) return undefined;
+/** An http(s) URL (of at most 2048 characters), normalised, or undefined. */
+export function httpUrl(value: string | undefined): string | undefined {
+  if (!value || value.length > 2048) return undefined;
   try {
     const u = new URL(value);
     return u.protocol === 'https:' || u.protocol === 'http:' ? u.toString() : undefined;
@@ -59,7 +60,7 @@ function httpUrl(value: string | undefined): string | undefined {
   }
 }
 
-function sameText(a: string, b: string): boolean {
+export function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);

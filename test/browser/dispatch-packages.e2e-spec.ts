@@ -14,6 +14,7 @@ type Statement = { actor: unknown; verb: { id: string }; object: { id: string };
  */
 async function startStandInLrs() {
   const statements: Statement[] = [];
+  const hacp: Array<{ command: string; sid: string; data: string }> = [];
   const token = 'dG9rZW4tZnJvbS10aGUtbG1z';
   let launchData: Record<string, unknown> = {};
   const body = (req: IncomingMessage) => new Promise<string>((r) => {
@@ -28,6 +29,18 @@ async function startStandInLrs() {
       res.setHeader('Access-Control-Allow-Origin', '*');
       if (req.method === 'OPTIONS') {
         res.writeHead(204, { 'Access-Control-Allow-Headers': 'Authorization, Content-Type, X-Experience-API-Version', 'Access-Control-Allow-Methods': 'GET, POST, PUT, OPTIONS' }).end();
+        return;
+      }
+      if (req.method === 'POST' && url.pathname === '/hacp') {
+        const form = new URLSearchParams(await body(req));
+        hacp.push({ command: form.get('command') ?? '', sid: form.get('session_id') ?? '', data: form.get('aicc_data') ?? '' });
+        const known = form.get('session_id') === 'aicc-session-1';
+        const answer = !known
+          ? 'error=3\r\nerror_text=Invalid Session ID\r\n'
+          : form.get('command') === 'GetParam'
+            ? 'error=0\r\nerror_text=Successful\r\naicc_data=[Core]\r\nStudent_ID=aicc-learner-1\r\nStudent_Name=Turing, Alan\r\nLesson_Location=\r\nCredit=C\r\nLesson_Status=n\r\nScore=\r\nTime=00:00:00\r\n[Core_Lesson]\r\n'
+            : 'error=0\r\nerror_text=Successful\r\n';
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(answer);
         return;
       }
       if (req.method === 'POST' && url.pathname === '/fetch') {
@@ -58,6 +71,7 @@ async function startStandInLrs() {
     origin,
     token,
     statements,
+    hacp,
     setLaunchData: (d: Record<string, unknown>) => void (launchData = d),
     serve: (path: string, data: Buffer) => void files.set(path, data),
     close: () => new Promise<void>((r) => server.close(() => r())),
@@ -65,11 +79,12 @@ async function startStandInLrs() {
 }
 
 /**
- * #20: cmi5 and xAPI dispatch packages. The stand-in LMS launches the cmi5 AU (LCDS's page) with the cmi5 launch
+ * #20: cmi5, xAPI and AICC dispatch packages. The stand-in LMS launches the cmi5 AU (LCDS's page) with the cmi5 launch
  * parameters in Chromium; the learner completes the course in LCDS's player; the LMS's LRS receives the cmi5-defined
  * statements. The xAPI package's page, served by the LMS, sends the learner on to LCDS with the Tin Can parameters.
+ * The AICC AU is launched with aicc_sid and aicc_url; LCDS talks HACP with the stand-in (GetParam, PutParam, ExitAU).
  */
-describe('cmi5 and xAPI dispatch packages', () => {
+describe('cmi5, xAPI and AICC dispatch packages', () => {
   let s: TestServer;
   let lrs: Awaited<ReturnType<typeof startStandInLrs>>;
   let app: string;
@@ -82,7 +97,7 @@ describe('cmi5 and xAPI dispatch packages', () => {
   const verbs = (list: Statement[]) => list.map((x) => x.verb.id.replace('http://adlnet.gov/expapi/verbs/', ''));
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ LCDS_OUTBOUND_ALLOW_PRIVATE: 'true' });
     lrs = await startStandInLrs();
     app = basic(s.firstStart.application.appId, s.firstStart.application.secretKey);
     await importCourse(s.api, app, 'xc', { name: 'xc.zip', data: await scoPackage('1.2', PASSING_SCO_12), type: 'application/zip' });
@@ -165,6 +180,33 @@ describe('cmi5 and xAPI dispatch packages', () => {
     expect(got[2].context.contextActivities?.category).toBeUndefined();
     const regs = (await call(`${s.api}/registrations?courseId=xc`, { auth: app })).body.registrations;
     expect(regs).toContainEqual(expect.objectContaining({ registrationSuccess: 'PASSED', learner: expect.objectContaining({ id: 'grace@lms.example' }) }));
+    await page.close();
+  }, 90_000);
+
+  it('AICC: the four course structure files; the AU launched with aicc_sid/aicc_url: GetParam gives the learner, PutParam the result, ExitAU at the end', async () => {
+    const files = await zip('AICC');
+    expect([...files.keys()].sort()).toEqual(['course.au', 'course.crs', 'course.cst', 'course.des']);
+    expect(files.get('course.crs')!.toString()).toMatch(/^\[Course\]\r\n[\s\S]*Total_AUs=1\r\n/);
+    expect(files.get('course.cst')!.toString()).toBe('"Block","Member"\r\n"root","A1"\r\n');
+    const au = files.get('course.au')!.toString().split('\r\n');
+    const columns = au[0].split(',').map((c) => c.replace(/"/g, ''));
+    const fileName = au[1].split(',')[columns.indexOf('File_Name')].replace(/"/g, '');
+    expect(fileName).toMatch(new RegExp(`^${s.baseUrl}/dispatch/aicc/[A-Za-z0-9_-]+/[A-Za-z0-9_-]{43}$`));
+    const launch = (sid: string) => `${fileName}?${new URLSearchParams({ aicc_sid: sid, aicc_url: `${lrs.origin}/hacp` })}`;
+    // A session the LMS does not know: refused, nothing created.
+    expect((await fetch(launch('unknown-session'))).status).toBe(400);
+
+    const page = await openPage(browser.context, launch('aicc-session-1'));
+    await finishSco(page);
+    const got = await waitFor(() => Promise.resolve(lrs.hacp.filter((h) => h.sid === 'aicc-session-1')), (l) => l.some((h) => h.command === 'ExitAU'), 30_000);
+    expect(got[0].command).toBe('GetParam');
+    expect(got.at(-1)!.command).toBe('ExitAU');
+    const last = got.filter((h) => h.command === 'PutParam').at(-1)!;
+    expect(last.data).toMatch(/^\[Core\]\r\nLesson_Status=passed\r\nScore=85\r\nTime=\d\d:\d\d:\d\d\r\n$/);
+    const regs = (await call(`${s.api}/registrations?courseId=xc`, { auth: app })).body.registrations;
+    expect(regs).toContainEqual(expect.objectContaining({ registrationSuccess: 'PASSED', learner: expect.objectContaining({ id: 'aicc-learner-1', firstName: 'Alan', lastName: 'Turing' }) }));
+    // The relay takes only LCDS's own tokens.
+    expect((await fetch(`${s.baseUrl}/dispatch/aicc-relay/forged.token`, { method: 'POST' })).status).toBe(404);
     await page.close();
   }, 90_000);
 });
