@@ -209,4 +209,16 @@ describe('cmi5, xAPI and AICC dispatch packages', () => {
     expect((await fetch(`${s.baseUrl}/dispatch/aicc-relay/forged.token`, { method: 'POST' })).status).toBe(404);
     await page.close();
   }, 90_000);
+
+  it('DispatchPollingFrequency (course level) is how often the relay pages poll the launch (default 1500 ms)', async () => {
+    const auUrl = /<url>([^<]+)<\/url>/.exec((await zip('CMI5')).get('cmi5.xml')!.toString())![1];
+    const actor = { objectType: 'Agent', account: { homePage: lrs.origin, name: 'poll-learner' } };
+    const params = new URLSearchParams({ endpoint: `${lrs.origin}/xapi/`, fetch: `${lrs.origin}/fetch`, actor: JSON.stringify(actor), registration: randomUUID(), activityId: 'https://x.test/au' });
+    expect(await (await fetch(`${auUrl}?${params}`)).text()).toContain('"every":1500');
+    const set = await call(`${s.api}/courses/xc/configuration`, { method: 'POST', auth: app, json: { settings: [{ settingId: 'DispatchPollingFrequency', value: '700' }] } });
+    expect(set.status).toBe(204);
+    const page = await fetch(`${auUrl}?${params}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('"every":700');
+  });
 });
