@@ -2,7 +2,7 @@ import { generateKeyPair } from 'jose';
 import { importCourse } from '../support/courses';
 import { finishSco, PASSING_SCO_12 } from '../support/dispatch-lms';
 import { Lti13Platform, startLti13Platform } from '../support/lti13-platform';
-import { createClients, op, sc } from '../support/official-client';
+import { createClients, errorBody, failure, invoke, op, sc } from '../support/official-client';
 import { launchBrowser, openPage, scoPackage, waitFor } from '../support/player';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
@@ -92,7 +92,7 @@ describe('LTI 1.3 dispatch launches', () => {
     const good = await platform.idToken(platform.launchClaims('lti13-user-2', a.nonce));
     const ok = await launch(good, a.state);
     expect(ok.status).toBe(303);
-    expect(ok.headers.get('location')).toMatch(/\/player\/launch\//);
+    expect(ok.headers.get('location')).toMatch(new RegExp(`^${s.api}/dispatch/dispatches/d13/launches\\?externalConfig=&jwt=`));
     const replay = await launch(good, a.state);
     expect(replay.status).toBe(403);
     expect(await replay.text()).toContain('already used');
@@ -100,5 +100,40 @@ describe('LTI 1.3 dispatch launches', () => {
     // A login for another issuer than the destination's platform is refused.
     const bad = await fetch(`${s.baseUrl}/dispatch/lti13/login?${new URLSearchParams({ iss: 'https://evil.example', login_hint: 'x', target_link_uri: (await op(api, 'getLti13Dispatch', 'd13')).targetLinkUri })}`, { redirect: 'manual' });
     expect(bad.status).toBe(400);
+  });
+
+  it('GetLti13DispatchLaunch (official client, no credentials): the launch hands over to it, it sends to the course once; forged, used or misdirected jwts refused', async () => {
+    const anonymous = new sc.DispatchApi(createClients(s.api, {}).apiClient);
+    const handover = async (user: string) => {
+      const l = await login(user);
+      const res = await launch(await platform.idToken(platform.launchClaims(user, l.nonce)), l.state);
+      expect(res.status).toBe(303);
+      return new URL(res.headers.get('location')!);
+    };
+    const first = await handover('lti13-user-3');
+    expect(first.pathname).toBe('/api/v2/dispatch/dispatches/d13/launches');
+    const jwt = first.searchParams.get('jwt')!;
+    // Through the client: the 303 is followed to the player.
+    const done = await invoke(anonymous, 'getLti13DispatchLaunch', 'd13', first.searchParams.get('externalConfig'), jwt);
+    expect(done.response.status).toBe(200);
+    expect(done.response.redirects[0]).toMatch(new RegExp(`^${s.baseUrl}/player/launch/`));
+    const again = await failure(anonymous, 'getLti13DispatchLaunch', 'd13', '', jwt);
+    expect(again.status).toBe(400);
+    expect(errorBody(again).message).toMatch(/already used/);
+
+    const second = (await handover('lti13-user-4')).searchParams.get('jwt')!;
+    expect((await failure(anonymous, 'getLti13DispatchLaunch', 'other-dispatch', '', second)).status).toBe(404);
+    const [h, p] = second.split('.');
+    const forged = await failure(anonymous, 'getLti13DispatchLaunch', 'd13', '', `${h}.${p}.${'A'.repeat(43)}`);
+    expect(forged.status).toBe(400);
+    expect(errorBody(forged).message).toMatch(/jwt: not a launch that LCDS made/);
+    const missing = await fetch(`${s.api}/dispatch/dispatches/d13/launches?jwt=${second}`, { redirect: 'manual' });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { message: string }).message).toMatch(/externalConfig/);
+    // Raw HTTP: the hand-over is a 303 to the player, not cached.
+    const raw = await fetch(`${s.api}/dispatch/dispatches/d13/launches?externalConfig=&jwt=${second}`, { redirect: 'manual' });
+    expect(raw.status).toBe(303);
+    expect(raw.headers.get('location')).toMatch(new RegExp(`^${s.baseUrl}/player/launch/`));
+    expect(raw.headers.get('cache-control')).toBe('no-store');
   });
 });

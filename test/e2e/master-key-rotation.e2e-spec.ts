@@ -7,7 +7,7 @@ import { createTestStack, type TestStack } from '../support/test-stack';
 
 /**
  * Master key rotation (#22 point 4): start with key A; restart with key B and A as previous; `lcds secrets reseal`;
- * restart with B alone: every secret key, LRS credential, statement pipe password and postback password still works.
+ * restart with B alone: every secret key, LRS credential, statement pipe password, postback password and dispatch secret still works.
  */
 describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal', () => {
   let stack: TestStack;
@@ -19,6 +19,7 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
   let tokenA: string;
   let pipeId: string;
   let toolKid: string;
+  let dispatchSecret: string;
   const jwksKid = async (baseUrl: string) => ((await (await fetch(`${baseUrl}/dispatch/lti13/jwks`)).json()) as { keys: Array<{ kid: string }> }).keys[0].kid;
 
   const lcds = (args: string[], env: Record<string, string>): Promise<CliResult> => runCli(stack.env, stack.dataDir, args, env);
@@ -67,6 +68,11 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
         json: { registrationId: 'rot-reg', courseId: 'rot', learner: { id: 'l1' }, postBack: { url: 'https://postbacks.example.invalid/pb', authType: 'HTTPBASIC', userName: 'pb', password: 'pb-pw' } },
       });
       expect(reg.status).toBe(204);
+      // A dispatch's secret (its packages' signing key and LTI 1.1 shared secret), stored sealed.
+      expect((await call(`${s.api}/dispatch/destinations`, { method: 'POST', auth, json: { destinations: [{ id: 'lms', data: { name: 'LMS' } }] } })).status).toBe(204);
+      expect((await call(`${s.api}/dispatch/dispatches`, { method: 'POST', auth, json: { dispatches: [{ id: 'rot-d', data: { destinationId: 'lms', courseId: 'rot' } }] } })).status).toBe(204);
+      dispatchSecret = (await call(`${s.api}/dispatch/dispatches/rot-d/lti`, { auth })).body.sharedSecret;
+      expect(dispatchSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
       tokenA = await token(s.api);
       // An installation secret kept sealed in system_state: the LTI 1.3 tool key, made on first use.
       toolKid = await jwksKid(s.baseUrl);
@@ -113,7 +119,7 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
     }
   }, 120_000);
 
-  it('key B alone after the reseal: keys, LRS credentials, pipes and postbacks all still work; tokens signed with A do not', async () => {
+  it('key B alone after the reseal: keys, LRS credentials, pipes, postbacks and dispatch secrets all still work; tokens signed with A do not', async () => {
     const check = await lcds(['secrets', 'reseal', '--dry-run'], { LCDS_MASTER_KEY: keyB });
     expect(check.code).toBe(0);
     expect(check.stdout).toMatch(/examined, 0 sealed with a previous key, 0 that no configured key opens/);
@@ -136,6 +142,7 @@ describe('master key rotation: LCDS_PREVIOUS_MASTER_KEYS and lcds secrets reseal
       expect(keys.body.credentials.map((c: { credential: string }) => c.credential)).toEqual(expect.arrayContaining([app.secretKey, secondKey]));
 
       expect(await jwksKid(node.baseUrl)).toBe(toolKid);
+      expect((await call(`${node.api}/dispatch/dispatches/rot-d/lti`, { auth })).body.sharedSecret).toBe(dispatchSecret);
       const old = await call(`${node.api}/ping`, { auth: `Bearer ${tokenA}` });
       expect(old.status).toBe(401);
       const fresh = await token(node.api);

@@ -217,7 +217,7 @@ describe('official SCORM Cloud JavaScript client (v3): dispatch', () => {
     }
   });
 
-  it('GetDispatchZip and GetDestinationDispatchZip through the client; unsupported types are a 400', async () => {
+  it('GetDispatchZip and GetDestinationDispatchZip through the client (SCORM, CMI5, XAPI, AICC); an unknown type is a 400', async () => {
     const zip = await op(api, 'getDispatchZip', 'd-acme-golf', { type: 'SCORM_2004_3RD' });
     expect(Buffer.isBuffer(zip)).toBe(true);
     const files = await unzip(zip);
@@ -228,9 +228,18 @@ describe('official SCORM Cloud JavaScript client (v3): dispatch', () => {
     expect([...(await unzip(all.get('d-acme-golf.zip')!)).keys()].sort()).toEqual(['imsmanifest.xml', 'index.html']);
     const tagged = await unzip(await op(api, 'getDestinationDispatchZip', 'acme-lms', { tags: ['spring'] }));
     expect([...tagged.keys()]).toEqual(['d-acme-golf.zip']);
-    const cmi5 = await failure(api, 'getDispatchZip', 'd-acme-golf', { type: 'CMI5' });
-    expect(cmi5.status).toBe(400);
-    expect(errorBody(cmi5).message).toMatch(/SCORM_12 and SCORM_2004_3RD/);
+    const cmi5 = await unzip(await op(api, 'getDispatchZip', 'd-acme-golf', { type: 'CMI5' }));
+    expect([...cmi5.keys()]).toEqual(['cmi5.xml']);
+    expect(cmi5.get('cmi5.xml')!.toString()).toMatch(/<au id="[^"]+" moveOn="CompletedOrPassed" launchMethod="AnyWindow">/);
+    const xapi = await unzip(await op(api, 'getDispatchZip', 'd-acme-golf', { type: 'XAPI' }));
+    expect([...xapi.keys()].sort()).toEqual(['index.html', 'tincan.xml']);
+    const xapiAll = await unzip(await op(api, 'getDestinationDispatchZip', 'acme-lms', { type: 'XAPI' }));
+    expect([...(await unzip(xapiAll.get('d-acme-golf.zip')!)).keys()].sort()).toEqual(['index.html', 'tincan.xml']);
+    const aicc = await unzip(await op(api, 'getDispatchZip', 'd-acme-golf', { type: 'AICC' }));
+    expect([...aicc.keys()].sort()).toEqual(['course.au', 'course.crs', 'course.cst', 'course.des']);
+    const unknown = await failure(api, 'getDispatchZip', 'd-acme-golf', { type: 'SCORM_2004_4TH' });
+    expect(unknown.status).toBe(400);
+    expect(errorBody(unknown).message).toMatch(/type/);
     expect((await failure(api, 'getDispatchZip', 'd-acme-golf', { cssUrl: 'javascript:alert(1)' })).status).toBe(400);
     expect((await call(`${s.api}/dispatch/dispatches/d-acme-golf/zip`, { auth: otherApp })).status).toBe(404);
   });

@@ -95,7 +95,7 @@ export class DispatchLaunches {
     if (!claims) return { refused: 'invalid' };
     const d = await this.dispatches.byPackageKey(claims.k);
     if (!d) return { refused: 'invalid' };
-    const expected = createHmac('sha256', d.secret).update(payload).digest();
+    const expected = createHmac('sha256', this.dispatches.secretOf(d)).update(payload).digest();
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: 'invalid' };
     if (Math.abs(now / 1000 - claims.t) > LAUNCH_TOKEN_LIFETIME) return { refused: 'expired' };

@@ -70,7 +70,7 @@ export class DispatchLti implements OnModuleInit {
   /** DispatchLtiInfoSchema */
   async info(appId: string, id: string): Promise<{ url: string; consumerKey: string; sharedSecret: string }> {
     const d = await this.dispatches.require(appId, id);
-    return { url: this.launchUrl(d.packageKey), consumerKey: d.packageKey, sharedSecret: d.secret };
+    return { url: this.launchUrl(d.packageKey), consumerKey: d.packageKey, sharedSecret: this.dispatches.secretOf(d) };
   }
 
   /** A basic launch request POSTed by the consumer (its form fields); the player's link, or why not. */
@@ -79,7 +79,7 @@ export class DispatchLti implements OnModuleInit {
     const get = (name: string) => params.find(([k]) => k === name)?.[1] ?? '';
     const d = await this.dispatches.byPackageKey(key);
     if (!d || get('oauth_consumer_key') !== key || get('oauth_signature_method') !== 'HMAC-SHA1' || !['', '1.0'].includes(get('oauth_version'))) return { refused: 'invalid' };
-    if (!signatureMatches(oauthSignature('POST', this.launchUrl(key), params, d.secret), get('oauth_signature'))) return { refused: 'invalid' };
+    if (!signatureMatches(oauthSignature('POST', this.launchUrl(key), params, this.dispatches.secretOf(d)), get('oauth_signature'))) return { refused: 'invalid' };
     const timestamp = Number(get('oauth_timestamp'));
     if (!Number.isInteger(timestamp) || Math.abs(now / 1000 - timestamp) > LTI11_TIMESTAMP_WINDOW) return { refused: 'expired' };
     const nonce = get('oauth_nonce');
@@ -116,7 +116,7 @@ export class DispatchLti implements OnModuleInit {
     const score = outcomeScore({ completion: view.registrationCompletion, success: view.registrationSuccess, score: view.score?.scaled ?? null });
     if (score === null) return { sent: false, reason: 'no score' };
     const body = replaceResultXml(randomUUID(), row.ltiResultSourcedid, score);
-    const auth = signedAuthorization(row.ltiOutcomeUrl, d.packageKey, d.secret, body, randomUUID().replace(/-/g, ''));
+    const auth = signedAuthorization(row.ltiOutcomeUrl, d.packageKey, this.dispatches.secretOf(d), body, randomUUID().replace(/-/g, ''));
     const res = await this.outbound.post(row.ltiOutcomeUrl, body, { 'content-type': 'application/xml', authorization: auth });
     if (res.status >= 400 && res.status < 500 && res.status !== 429) throw new UnrecoverableJobError(`the outcome service answered HTTP ${res.status}`);
     if (res.status < 200 || res.status >= 300) throw new Error(`the outcome service answered HTTP ${res.status}`);

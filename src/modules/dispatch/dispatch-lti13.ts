@@ -6,6 +6,7 @@ import { IsNull, Not, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
+import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { EventBus, RegistrationProgressChanged } from '../../platform/events';
 import { OutboundHttp } from '../../platform/outbound/outbound-http';
 import { defineQueue, JobQueue, QueueDefinition, UnrecoverableJobError } from '../../platform/queue/job-queue';
@@ -26,6 +27,9 @@ const AGS_SCORE = 'https://purl.imsglobal.org/spec/lti-ags/scope/score';
 /** The login's state is good this long (the platform's authorization round trip). */
 const STATE_LIFETIME = 600;
 const JWKS_CACHE_MS = 5 * 60_000;
+/** The hand-over from the launch to GetLti13DispatchLaunch is good this long (a redirect the browser follows at once). */
+const HANDOVER_LIFETIME = 60;
+const HANDOVER_AUDIENCE = 'lcds:GetLti13DispatchLaunch';
 
 /** The same payload as LTI 1.1's outcomes: which dispatch learner's score to send. */
 export class Lti13ScorePayload extends LtiOutcomePayload {}
@@ -144,7 +148,50 @@ export class DispatchLti13 implements OnModuleInit {
       const learnerKey = (await this.launches.learnerOf(d, claims.sub, name)).key;
       await this.learners.update({ appId: d.appId, dispatchId: d.id, learnerKey }, { lti13Lineitem: ags.lineitem, lti13Subject: claims.sub });
     }
-    return { playerUrl: result.playerUrl };
+    return { playerUrl: await this.handover(d, result.playerUrl, now) };
+  }
+
+  /**
+   * The last step, as the real service's: the launch sends the browser to GetLti13DispatchLaunch
+   * (`/api/v2/dispatch/dispatches/{dispatchId}/launches?externalConfig=&jwt=`), whose `jwt` LCDS signed (HS256,
+   * the KeyRing's dispatch key, 60 s, single-use) and carries the player's link.
+   */
+  private async handover(d: DispatchEntity, playerUrl: string, now: number): Promise<string> {
+    const jwt = await new SignJWT({ app: d.appId, dispatch: d.id, player: playerUrl })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(this.config.publicUrl)
+      .setAudience(HANDOVER_AUDIENCE)
+      .setIssuedAt(Math.floor(now / 1000))
+      .setExpirationTime(Math.floor(now / 1000) + HANDOVER_LIFETIME)
+      .setJti(randomUUID())
+      .sign(this.keys.key('dispatch'));
+    const q = new URLSearchParams({ externalConfig: '', jwt });
+    return `${this.config.publicUrl}/api/v2/dispatch/dispatches/${encodeURIComponent(d.id)}/launches?${q.toString()}`;
+  }
+
+  /**
+   * GetLti13DispatchLaunch: the player's link the hand-over's `jwt` carries. A jwt LCDS did not sign, that is expired or
+   * used, is a 400; one of another dispatch (or of a dispatch deleted since) a 404. `externalConfig` is accepted and
+   * not used: LCDS's launches take no external configuration.
+   */
+  async completeLaunch(dispatchId: string, jwt: string, now = Date.now()): Promise<string> {
+    let claims: JWTPayload | null = null;
+    let expired = false;
+    for (const key of this.keys.verificationKeys('dispatch')) {
+      try {
+        ({ payload: claims } = await jwtVerify(jwt, key, { algorithms: ['HS256'], issuer: this.config.publicUrl, audience: HANDOVER_AUDIENCE, currentDate: new Date(now) }));
+        break;
+      } catch (err) {
+        expired ||= (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
+      }
+    }
+    if (!claims) throw new InvalidInputError(expired ? 'jwt: this launch has expired; launch the course again from the learning system' : 'jwt: not a launch that LCDS made');
+    const { app, dispatch, player, jti, exp } = claims as JWTPayload & { app?: unknown; dispatch?: unknown; player?: unknown };
+    if (typeof app !== 'string' || typeof dispatch !== 'string' || typeof player !== 'string' || !jti || !exp) throw new InvalidInputError('jwt: not a launch that LCDS made');
+    if (dispatch !== dispatchId) throw new NotFoundError('Dispatch', dispatchId);
+    await this.dispatches.require(app, dispatch);
+    if (!(await this.launches.useNonce(`lti13-handover.${jti}`, (exp + 60) * 1000, now))) throw new InvalidInputError('jwt: this launch was already used; launch the course again from the learning system');
+    return player;
   }
 
   /** The dispatch of a target link (`…/dispatch/lti13/target/<key>`) and its destination's platform. */

@@ -7,7 +7,10 @@ import { DomainError } from '../../platform/http/domain-errors';
 import { DispatchLaunches, LaunchRefusal } from './dispatch-launches';
 import { DispatchLti } from './dispatch-lti';
 import { DispatchLti13 } from './dispatch-lti13';
-import { bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
+import { DispatchAicc } from './dispatch-aicc';
+import { DispatchXapi } from './dispatch-xapi';
+import { xapiRelayPage } from './dispatch-xapi-page';
+import { aiccRelayPage, bridgePage, EXIT_SCRIPT, EXIT_TEXT, messagePage, REFUSALS } from './dispatch-pages';
 
 /**
  * The learner-facing side of dispatch packages, under PUBLIC_URL/dispatch/: the launch (framed by the client LMS's
@@ -20,6 +23,8 @@ export class DispatchPagesController {
     private readonly launches: DispatchLaunches,
     private readonly lti: DispatchLti,
     private readonly lti13: DispatchLti13,
+    private readonly xapi: DispatchXapi,
+    private readonly aicc: DispatchAicc,
   ) {}
 
   @Get('clock')
@@ -42,6 +47,58 @@ export class DispatchPagesController {
     }
     const page = bridgePage(nonce, { playerUrl: result.playerUrl, status: `/dispatch/status/${result.statusToken}`, target: result.lmsOrigin, every: result.pollMs });
     this.send(res, 200, page, nonce);
+  }
+
+  /** A cmi5 AU's launch (the client LMS opens it with its launch parameters): the player and the relay to its LRS. */
+  @Get('cmi5/:key/:sig')
+  @PublicEndpoint()
+  async cmi5Launch(@Param('key') key: string, @Param('sig') sig: string, @Query() query: Record<string, unknown>, @Res() res: Response) {
+    await this.xapiLaunch('cmi5', key, sig, query, res);
+  }
+
+  /** An xAPI (Tin Can) package's launch, sent on by the package's page with the LMS's launch parameters. */
+  @Get('xapi/:key/:sig')
+  @PublicEndpoint()
+  async xapiPackageLaunch(@Param('key') key: string, @Param('sig') sig: string, @Query() query: Record<string, unknown>, @Res() res: Response) {
+    await this.xapiLaunch('xapi', key, sig, query, res);
+  }
+
+  private async xapiLaunch(kind: 'cmi5' | 'xapi', key: string, sig: string, query: Record<string, unknown>, res: Response): Promise<void> {
+    const nonce = randomBytes(16).toString('base64');
+    const result = await this.plainly(res, () => this.xapi.launch(kind, key, sig, query));
+    if (!result) return;
+    if ('refused' in result) {
+      const r = REFUSALS[result.refused];
+      return this.send(res, r.status, messagePage(r.text), nonce);
+    }
+    // The page talks to the LMS's LRS (and its fetch URL) itself: those origins, and LCDS's, only.
+    const lrsOrigins = [...new Set([result.endpoint, result.fetchUrl].filter((u): u is string => !!u).map((u) => new URL(u).origin))];
+    this.send(res, 200, xapiRelayPage(nonce, result), nonce, lrsOrigins);
+  }
+
+  /** An AICC AU's launch (aicc_sid, aicc_url): the learner from HACP GetParam, the player, the relay. */
+  @Get('aicc/:key/:sig')
+  @PublicEndpoint()
+  async aiccLaunch(@Param('key') key: string, @Param('sig') sig: string, @Query() query: Record<string, unknown>, @Res() res: Response) {
+    const nonce = randomBytes(16).toString('base64');
+    const result = await this.plainly(res, () => this.aicc.launch(key, sig, query));
+    if (!result) return;
+    if ('refused' in result) {
+      const r = REFUSALS[result.refused];
+      return this.send(res, r.status, messagePage(r.text), nonce);
+    }
+    this.send(res, 200, aiccRelayPage(nonce, result), nonce);
+  }
+
+  /** The AICC page's call: send the launch's progress to the LMS (HACP), and end the session when `exit`. */
+  @Post('aicc-relay/:token')
+  @PublicEndpoint()
+  async aiccRelay(@Param('token') token: string, @Query('exit') exit: unknown, @Res() res: Response) {
+    res.setHeader('Cache-Control', 'no-store');
+    const sent = await this.aicc.relay(token, exit === '1').catch(() => null);
+    if (sent === false) return res.status(404).json({ message: 'This launch is not known (or no longer)' });
+    if (sent === null) return res.status(502).json({ message: 'The learning system did not take the progress (HACP)' });
+    res.status(204).end();
   }
 
   /** LTI 1.1 basic launch (the consumer's auto-submitted form): on to the player, or a plain page saying why not. */
@@ -136,13 +193,13 @@ export class DispatchPagesController {
    * Any page may frame these: a client LMS often serves its content (the package's page) from another origin than
    * its own pages, and frame-ancestors would have to name both. The relay posts to the token's origin alone.
    */
-  private send(res: Response, status: number, body: string, nonce: string): void {
+  private send(res: Response, status: number, body: string, nonce: string, connect: string[] = []): void {
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader(
       'Content-Security-Policy',
-      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; frame-src 'self'; frame-ancestors *; base-uri 'none'`,
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'${connect.map((o) => ` ${o}`).join('')}; frame-src 'self'; frame-ancestors *; base-uri 'none'`,
     );
     res.status(status).type('html').send(body);
   }

@@ -55,3 +55,27 @@ poll(false);`;
 /** Where the player goes when the learner leaves: tells the relay (same origin) the course ended. */
 export const EXIT_SCRIPT = `if (parent !== window) parent.postMessage({ lcdsDispatchExit: 1 }, location.origin);`;
 export const EXIT_TEXT = 'You have left the course. You may close this window.';
+
+/**
+ * An AICC AU's page: the player in a frame; when the launch's progress changes (polled every DispatchPollingFrequency
+ * ms) it asks LCDS to send it to the LMS (HACP PutParam, server to server); at the player's exit, PutParam and ExitAU.
+ */
+export function aiccRelayPage(nonce: string, cfg: { playerUrl: string; status: string; relay: string; every: number }): string {
+  const script = `var cfg = ${scriptJson(cfg)};
+var last = '', done = false, player = document.getElementById('lcds-player');
+function relay(exit) { return fetch(cfg.relay + (exit ? '?exit=1' : ''), { method: 'POST', keepalive: !!exit }).catch(function () {}); }
+function poll() {
+  return fetch(cfg.status, { cache: 'no-store' }).then(function (r) { return r.ok ? r.json() : null; }).then(function (p) {
+    var s = JSON.stringify(p);
+    if (p && s !== last) { last = s; return relay(false); }
+  }, function () {});
+}
+var timer = setInterval(function () { if (!done) poll(); }, cfg.every);
+function exit() { if (done) return; done = true; clearInterval(timer); relay(true); }
+window.addEventListener('message', function (e) {
+  if (e.origin === location.origin && e.source === player.contentWindow && e.data && e.data.lcdsDispatchExit === 1) exit();
+});
+window.addEventListener('pagehide', exit);
+player.src = cfg.playerUrl;`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Course</title><style>${STYLE}</style></head><body><iframe id="lcds-player" title="Course" allow="fullscreen; autoplay"></iframe><script nonce="${nonce}">${script}</script></body></html>`;
+}

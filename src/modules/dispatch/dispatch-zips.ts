@@ -6,7 +6,7 @@ import { httpUrlProblem } from '../../platform/http/http-url';
 import { CoursesService } from '../courses/courses.service';
 import { DispatchesService } from './dispatches.service';
 import { DispatchZipQueryDto } from './dto/dispatch-query.dto';
-import { BUILT_PACKAGE_TYPES, packageFiles, PackageType, zipBuffer } from './dispatch-package';
+import { packageFiles, PackageType, zipBuffer } from './dispatch-package';
 import type { DispatchEntity } from './entities/dispatch.entity';
 
 export interface ZipAnswer {
@@ -42,7 +42,6 @@ export class DispatchZips {
 
   private options(query: DispatchZipQueryDto): { type: PackageType; cssUrl?: string } {
     const type = query.type ?? 'SCORM_12';
-    if (!BUILT_PACKAGE_TYPES.includes(type)) throw new InvalidInputError(`type ${type}: LCDS builds dispatch packages of type ${BUILT_PACKAGE_TYPES.join(' and ')} only`);
     if (query.cssUrl) {
       const problem = httpUrlProblem(query.cssUrl, 'cssUrl');
       if (problem) throw new InvalidInputError(problem);
@@ -51,7 +50,7 @@ export class DispatchZips {
   }
 
   private build(d: DispatchEntity, type: PackageType, title: string, cssUrl?: string): Promise<Buffer> {
-    return zipBuffer(packageFiles(d, type, title, this.config.publicUrl, cssUrl));
+    return zipBuffer(packageFiles({ id: d.id, packageKey: d.packageKey, secret: this.dispatches.secretOf(d) }, type, title, this.config.publicUrl, cssUrl));
   }
 }
 

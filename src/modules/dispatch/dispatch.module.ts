@@ -9,6 +9,8 @@ import { RegistrationsModule } from '../registrations/registrations.module';
 import { DispatchLaunches } from './dispatch-launches';
 import { DispatchLti } from './dispatch-lti';
 import { DispatchLti13 } from './dispatch-lti13';
+import { DispatchAicc } from './dispatch-aicc';
+import { DispatchXapi } from './dispatch-xapi';
 import { Lti13ToolKeys } from './lti13-tool-keys';
 import { DestinationsController } from './destinations.controller';
 import { DestinationsService } from './destinations.service';
@@ -24,8 +26,8 @@ import { DispatchEntity } from './entities/dispatch.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([DestinationEntity, DispatchEntity, DispatchRegistrationEntity, DispatchNonceEntity]), CoursesModule, RegistrationsModule, LaunchLinksModule],
   controllers: [DestinationsController, DispatchesController],
-  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches, DispatchLti, DispatchLti13, Lti13ToolKeys],
-  exports: [DispatchesService, DispatchLaunches, DispatchLti, DispatchLti13],
+  providers: [DestinationsService, DispatchesService, DispatchZips, DispatchLaunches, DispatchLti, DispatchLti13, DispatchXapi, DispatchAicc, Lti13ToolKeys],
+  exports: [DispatchesService, DispatchLaunches, DispatchLti, DispatchLti13, DispatchXapi, DispatchAicc],
 })
 export class DispatchModule implements OnModuleInit {
   constructor(

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Authorize } from '../../platform/auth/authorize.decorator';
+import { Authorize, PublicEndpoint } from '../../platform/auth/authorize.decorator';
 import { CurrentPrincipal } from '../../platform/auth/current-principal.decorator';
 import type { Principal } from '../../platform/auth/principal';
 import { pagedBody } from '../../platform/http/total-count';
@@ -13,7 +13,7 @@ import { DispatchZips, sendZip } from './dispatch-zips';
 import { DispatchLti } from './dispatch-lti';
 import { DispatchLti13 } from './dispatch-lti13';
 import { CreateDispatchListDto, EnabledDto, UpdateDispatchDto } from './dto/dispatch.dto';
-import { DispatchListQueryDto, DispatchSelectionQueryDto, DispatchZipQueryDto } from './dto/dispatch-query.dto';
+import { DispatchListQueryDto, DispatchSelectionQueryDto, DispatchZipQueryDto, Lti13DispatchLaunchQueryDto } from './dto/dispatch-query.dto';
 
 @ApiTags('dispatch')
 @Controller('dispatch/dispatches')
@@ -188,5 +188,16 @@ export class DispatchesController {
   @Authorize(...R)
   getLti13Dispatch(@CurrentPrincipal() p: Principal, @Param('dispatchId') id: string) {
     return this.lti13.dispatchInfo(p.appId, id);
+  }
+
+  /** The last step of an LTI 1.3 launch (no credentials, as the real service's): 303 to the course. */
+  @Get(':dispatchId/launches')
+  @ApiOperation({ operationId: 'GetLti13DispatchLaunch' })
+  @PublicEndpoint()
+  async getLti13DispatchLaunch(@Param('dispatchId') id: string, @Query() query: Lti13DispatchLaunchQueryDto, @Res() res: Response) {
+    const playerUrl = await this.lti13.completeLaunch(id, query.jwt);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.redirect(303, playerUrl);
   }
 }

@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
+import { KeyRing } from '../../platform/crypto/keyring';
+import { isSealedValue } from '../../platform/crypto/secret-reseal';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
@@ -42,7 +44,8 @@ export type DestinationWideFlag = 'enabled' | 'instanced' | 'hashUserInfo';
 
 /** Dispatches: a course delivered to a destination, with its caps and switches. Launches are DispatchLaunches'. */
 @Injectable()
-export class DispatchesService {
+export class DispatchesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(DispatchesService.name);
   private readonly listQuery: ListQuery;
 
   constructor(
@@ -53,6 +56,7 @@ export class DispatchesService {
     private readonly courses: CoursesService,
     private readonly registrations: RegistrationsService,
     private readonly tags: TagsService,
+    private readonly keys: KeyRing,
     tokens: PageTokens,
   ) {
     this.listQuery = dispatchServiceList(tokens, 'dispatches', 'x', { dispatch_id: 'x.id', course_id: 'x.courseId', destination_id: 'x.destinationId' }, 'dispatch_id');
@@ -90,7 +94,7 @@ export class DispatchesService {
       notes: data.notes ?? null,
       postBack: data.postBack ? this.registrations.sealPostBack(data.postBack) : null,
       packageKey: randomBytes(18).toString('base64url'),
-      secret: randomBytes(32).toString('base64url'),
+      secret: this.keys.seal(randomBytes(32).toString('base64url')),
       createdAt: now,
       updatedAt: now,
     }));
@@ -126,6 +130,40 @@ export class DispatchesService {
     await this.destinations.require(appId, destinationId);
     const qb = this.selection(appId, { destinationId, tags }).orderBy('x.createdAt', 'ASC').addOrderBy('x.id', 'ASC');
     return qb.getMany();
+  }
+
+  /**
+   * The dispatch's secret in clear. It is stored sealed with the KeyRing (and re-sealed by `lcds secrets reseal`);
+   * a row written before secrets were sealed holds it in clear until the boot seals it (sealPlainSecrets).
+   */
+  secretOf(d: DispatchEntity): string {
+    return isSealedValue(d.secret) ? this.keys.open(d.secret) : d.secret;
+  }
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.sealPlainSecrets().then(
+      (n) => void (n && this.logger.log(`${n} dispatch secret(s) stored in clear are now sealed`)),
+      (err: unknown) => this.logger.error(`sealing the dispatch secrets stored in clear failed: ${String(err)}`),
+    );
+  }
+
+  /**
+   * Seals the secrets stored in clear by versions before secrets were sealed (a migration has no KeyRing). Each row is
+   * written only if it still holds the value read (compare-and-set), so nodes that start together do not seal twice;
+   * until then secretOf reads both forms. Returns how many it sealed.
+   */
+  async sealPlainSecrets(): Promise<number> {
+    const plain = await this.dispatches
+      .createQueryBuilder('d')
+      .select(['d.appId', 'd.id', 'd.secret'])
+      .where("d.secret NOT LIKE 'v1.%'")
+      .getMany();
+    let sealed = 0;
+    for (const row of plain) {
+      const result = await this.dispatches.update({ appId: row.appId, id: row.id, secret: row.secret }, { secret: this.keys.seal(row.secret) });
+      sealed += result.affected ?? 0;
+    }
+    return sealed;
   }
 
   async byPackageKey(key: string): Promise<DispatchEntity | null> {

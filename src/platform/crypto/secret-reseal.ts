@@ -26,6 +26,11 @@ const BATCH = 200;
 const SEALED_FORMAT = /^v1\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]*$/;
 const CAS_TRIES = 5;
 
+/** True when a stored value is in KeyRing.seal's format (a value stored in clear before its column was sealed is not). */
+export function isSealedValue(value: string): boolean {
+  return SEALED_FORMAT.test(value);
+}
+
 /**
  * Re-seals every stored secret with the current master key (`lcds secrets reseal`). Safe while the service runs:
  * rows are read in primary-key batches and each is written back only if it still holds the value that was read

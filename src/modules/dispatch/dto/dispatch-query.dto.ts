@@ -1,5 +1,5 @@
-import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { BaseListQueryDto } from '../../../platform/http/list-query.dto';
 import { QueryBoolean, QueryCsv, QueryString } from '../../../platform/http/query-transforms';
 
@@ -38,4 +38,10 @@ export class DispatchZipQueryDto {
   @ApiPropertyOptional({ default: 'SCORM_12', enum: PACKAGE_TYPES }) @IsOptional() @IsIn(PACKAGE_TYPES) type?: (typeof PACKAGE_TYPES)[number];
   @ApiPropertyOptional() @QueryString(2048) cssUrl?: string;
   @ApiPropertyOptional({ type: [String], description: 'comma-separated; any of' }) @QueryCsv() tags?: string[];
+}
+
+/** GetLti13DispatchLaunch: both required, as the real service's. */
+export class Lti13DispatchLaunchQueryDto {
+  @ApiProperty({ description: 'External configuration object (accepted; LCDS takes no external configuration)' }) @IsDefined() @IsString() @MaxLength(4096) externalConfig!: string;
+  @ApiProperty() @IsDefined() @IsString() @MaxLength(8192) jwt!: string;
 }

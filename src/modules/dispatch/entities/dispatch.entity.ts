@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Sealed } from '../../../platform/crypto/sealed';
 import { jsonColumn } from '../../../platform/database/column-transformers';
 import type { StoredPostBack } from '../../registrations/registration-types';
 
@@ -24,8 +25,11 @@ export class DispatchEntity {
   @Column({ type: 'text', nullable: true, transformer: jsonColumn }) postBack!: StoredPostBack | null;
   /** The public key of the dispatch's packages and LTI links (unique across applications). */
   @Column({ type: 'varchar', length: 64 }) packageKey!: string;
-  /** The dispatch-specific secret the packages sign their launches with (and the LTI 1.1 shared secret). */
-  @Column({ type: 'varchar', length: 128 }) secret!: string;
+  /**
+   * The dispatch-specific secret the packages sign their launches with (and the LTI 1.1 shared secret), sealed with
+   * the KeyRing (DispatchesService.secretOf opens it). A sealed 43-character secret takes 101 characters.
+   */
+  @Sealed() @Column({ type: 'varchar', length: 128 }) secret!: string;
   @Column({ type: 'datetime', precision: 3 }) createdAt!: Date;
   @Column({ type: 'datetime', precision: 3 }) updatedAt!: Date;
 }
