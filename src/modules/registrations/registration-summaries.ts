@@ -141,7 +141,8 @@ export class RegistrationSummaries implements OnModuleDestroy {
     if (!build) {
       const state = await this.state(this.dataSource.manager, appId);
       // A build under way elsewhere (the CLI): scan until it is done (one left unfinished for an hour is done again).
-      if (state && !state.built && Date.now() - state.watermark.getTime() < ABANDONED_BUILD_MS) return false;
+      // One this process began meanwhile (a report's parallel reads all come here) is waited for below.
+      if (state && !state.built && Date.now() - state.watermark.getTime() < ABANDONED_BUILD_MS && !this.builds.has(appId)) return false;
       const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM registration WHERE app_id = ?', [appId]);
       build = this.builds.get(appId);
       if (!build) {
