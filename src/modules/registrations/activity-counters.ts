@@ -105,7 +105,7 @@ export class ActivityCounters {
     const wrong = new Map<string, Map<string, number>>();
     for (const a of answers) {
       let w = wrong.get(a.question_key);
-      if (!w) wrong.set(a.question_key, (w = new Map()));
+      if (!w) wrong.set(a.question_key, (w = new Map<string, number>()));
       w.set(a.response ?? '', Number(a.n));
     }
     const byPlace = <T extends { position: Num; id: string }>(x: T, y: T, tie = 0) => Number(x.position) - Number(y.position) || tie || x.id.localeCompare(y.id);
@@ -124,7 +124,7 @@ export class ActivityCounters {
             correct: Number(q.correct),
             latencyCount: Number(q.latency_count),
             latencySum: Number(q.latency_sum),
-            wrong: wrong.get(q.question_key) ?? new Map(),
+            wrong: wrong.get(q.question_key) ?? new Map<string, number>(),
           }),
         ),
     };
