@@ -54,7 +54,7 @@ describe('console: private invitations and invitation edits (chromium)', () => {
     const id = /invitation (\S+) created/.exec(text!)![1];
     await page.getByText(`E-mails of invitation ${id}: done (COMPLETE), 2 of 2 e-mails.`).waitFor({ timeout: 20_000 });
 
-    const mails = await waitFor(async () => smtp.received.filter((m) => m.parsed.subject === 'Your golf course'), (m) => m.length === 2, 15_000);
+    const mails = await waitFor(() => Promise.resolve(smtp.received.filter((m) => m.parsed.subject === 'Your golf course')), (m) => m.length === 2, 15_000);
     expect(mails.flatMap((m) => m.envelopeTo).sort()).toEqual(['ann@example.com', 'bob@example.com']);
     expect(mails[0].parsed.text).toContain('Please take it this week.');
     expect(inviteLinkOf(mails[0])).toContain('/invite/u/');

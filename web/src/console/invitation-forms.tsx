@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Session } from '../shared/api';
 import { dateTime } from '../shared/format';
 import { Status, useActions } from './sections';
@@ -164,9 +164,12 @@ export function InvitationEditForm(props: { session: Session; invitation: Editab
   const { invitation: inv } = props;
   const [form, setForm] = useState({ expires: toInput(inv.expirationDate), allowLaunch: inv.allowLaunch, allowNewRegistrations: inv.allowNewRegistrations !== false });
   const { message, error, act } = useActions();
+  const first = useRef<HTMLInputElement>(null);
+  // Opened from a row far down the tables: the form comes into view, ready to type in.
+  useEffect(() => first.current?.focus(), [inv.id]);
   return (
     <form
-      class="card"
+      class="card spaced"
       aria-label={`Edit invitation ${inv.id}`}
       onSubmit={(e) => {
         e.preventDefault();
@@ -186,7 +189,7 @@ export function InvitationEditForm(props: { session: Session; invitation: Editab
       <div class="filters">
         <div>
           <label for="einv-expires">Expiry (UTC; empty: none)</label>
-          <input id="einv-expires" type="datetime-local" value={form.expires} onInput={(e) => setForm({ ...form, expires: e.currentTarget.value })} />
+          <input id="einv-expires" ref={first} type="datetime-local" value={form.expires} onInput={(e) => setForm({ ...form, expires: e.currentTarget.value })} />
         </div>
         <div>
           <label for="einv-launch">
