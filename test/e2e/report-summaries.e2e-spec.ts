@@ -37,10 +37,17 @@ describe('report summaries equal the figures of a scan', () => {
         perCourse: (await stats.perCourse(appId, f, source)).sort((a, b) => a.courseId.localeCompare(b.courseId)),
         scores: await stats.scoreHistogram(appId, f, source),
         times: await stats.timeHistogram(appId, f, SUMMARY_TIME_BOUNDS, source),
+        analysis: byId(await stats.activityAnalysis(appId, f, source)),
       });
     }
     return out;
   }
+  /** Activities and questions in one order (a scan lists them as met in the newest trees first, the counters by place in the tree). */
+  const byId = <T extends { activities: Array<{ id: string }>; questions: Array<{ id: string }> }>(a: T) => ({
+    ...a,
+    activities: [...a.activities].sort((x, y) => x.id.localeCompare(y.id)),
+    questions: [...a.questions].sort((x, y) => x.id.localeCompare(y.id)),
+  });
   const round = (v: number | null) => (v === null ? null : Math.round(v * 1e9) / 1e9);
   /** Summaries used (not a fallback scan): the application's state row says built. */
   const built = async () => {
@@ -153,6 +160,7 @@ describe('report summaries equal the figures of a scan', () => {
     const ds = s.app.get(DataSource);
     await ds.query('UPDATE report_day SET registrations = registrations + 100, s3 = 7 WHERE app_id = ?', [appId]);
     await ds.query('DELETE FROM report_completion_day WHERE app_id = ?', [appId]);
+    await ds.query('UPDATE report_activity_day SET attempted = attempted + 9 WHERE app_id = ?', [appId]);
     // A refresh recomputes only what changed since its watermark: moved ahead, it leaves the damage alone.
     const ahead = new Date(Date.now() + 3_600_000);
     await ds.query('UPDATE report_state SET watermark = ? WHERE app_id = ?', [ds.options.type === 'mysql' ? ahead : ahead.toISOString().replace('T', ' ').replace('Z', ''), appId]);

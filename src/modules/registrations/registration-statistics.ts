@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder } from 'typeorm';
-import { parseIsoDuration, parseScorm12Time } from './tracked-time';
+import { ActivityTally, parseTree } from './activity-tally';
 import { TagsService } from '../tags/tags.service';
 import { RegistrationEntity } from './entities/registration.entity';
 import { RegistrationInstanceEntity } from './entities/registration-instance.entity';
-import type { ActivityResult } from './registration-types';
 import type { ActivityProgress, QuestionAnalysis, RegistrationRow, Totals } from './registration-statistics-types';
 import { RegistrationSummaries, SUMMARY_TIME_BOUNDS, SummaryFilter } from './registration-summaries';
 
@@ -21,7 +20,7 @@ export interface StatisticsFilter {
 /** Where figures come from: the summaries when they can answer the filter (`auto`), or a scan of the registrations. */
 export type StatisticsSource = 'auto' | 'scan';
 
-/** The most registrations whose activity trees a course report reads for activity progress and question analysis. */
+/** The most registrations whose activity trees a report reads for activity progress and question analysis when the counters cannot answer (tags, a learner, part of a day). */
 export const TREE_SAMPLE_LIMIT = 5000;
 
 /**
@@ -29,8 +28,9 @@ export const TREE_SAMPLE_LIMIT = 5000;
  * day and per course and the score and time histograms come from the summaries (RegistrationSummaries, refreshed
  * first) when the filter is an application or a course over whole UTC days; with tags or a learner, or before an
  * application's summaries exist, from indexed scans (ix_registration_created, ix_registration_course_latest,
- * ix_registration_learner). Activity progress and question analysis come from the stored activity trees of a
- * course's newest registrations (at most TREE_SAMPLE_LIMIT); tables from the newest registrations.
+ * ix_registration_learner). Activity progress and question analysis come from the counters kept with the
+ * summaries (over whole days), else from the stored activity trees of the newest registrations (at most
+ * TREE_SAMPLE_LIMIT); tables from the newest registrations.
  */
 @Injectable()
 export class RegistrationStatistics {
@@ -166,58 +166,23 @@ export class RegistrationStatistics {
     });
   }
 
-  /** Progress per activity of the course's tree and the analysis of its questions (runtime interactions). */
-  async activityAnalysis(appId: string, filter: StatisticsFilter): Promise<{ activities: ActivityProgress[]; questions: QuestionAnalysis[]; sampled: number }> {
+  /**
+   * Progress per activity of the course's tree and the analysis of its questions (runtime interactions): from the
+   * counters kept with the summaries when they can answer the filter, else from the trees of the newest
+   * TREE_SAMPLE_LIMIT registrations. `sampled`: the registrations counted.
+   */
+  async activityAnalysis(appId: string, filter: StatisticsFilter, source: StatisticsSource = 'auto'): Promise<{ activities: ActivityProgress[]; questions: QuestionAnalysis[]; sampled: number }> {
+    const summary = await this.summarized(appId, filter, source);
+    if (summary) return this.summaries.activityAnalysis(appId, summary);
     // Raw rows: thousands of trees are parsed here, not hydrated into entities first.
     const trees = await this.base(appId, filter)
       .select('i.activityDetails', 'tree')
       .orderBy('r.createdAt', 'DESC')
       .limit(TREE_SAMPLE_LIMIT)
       .getRawMany<{ tree: string | null }>();
-    const activities = new Map<string, ActivityProgress>();
-    const questions = new Map<string, QuestionAnalysis & { wrong: Map<string, number>; latencySum: number; latencyCount: number }>();
-    const walk = (node: ActivityResult, depth: number) => {
-      let a = activities.get(node.id);
-      if (!a) activities.set(node.id, (a = { id: node.id, title: node.title, depth, attempted: 0, completed: 0, passed: 0 }));
-      if (node.attempts > 0) a.attempted++;
-      if (node.activityCompletion === 'COMPLETED') a.completed++;
-      if (node.activitySuccess === 'PASSED') a.passed++;
-      // The last record of an interaction id is the learner's final answer.
-      const finalAnswers = new Map<string, Record<string, string | string[]>>();
-      for (const it of node.runtime?.runtimeInteractions ?? []) if (typeof it.id === 'string' && it.id) finalAnswers.set(it.id, it);
-      for (const [id, it] of finalAnswers) {
-        const key = `${node.id}\n${id}`;
-        let q = questions.get(key);
-        if (!q) questions.set(key, (q = { id, description: '', type: '', answered: 0, correct: 0, wrongAnswers: [], averageLatencySeconds: null, wrong: new Map(), latencySum: 0, latencyCount: 0 }));
-        const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(',') : (v ?? ''));
-        q.description ||= text(it.description);
-        q.type ||= text(it.type);
-        const response = text(it.learnerResponse ?? it.learner_response ?? it.student_response);
-        const result = text(it.result).toLowerCase();
-        q.answered++;
-        if (result === 'correct') q.correct++;
-        else if (result === 'incorrect' || result === 'wrong') q.wrong.set(response, (q.wrong.get(response) ?? 0) + 1);
-        const latency = durationSeconds(text(it.latency));
-        if (latency !== null) {
-          q.latencySum += latency;
-          q.latencyCount++;
-        }
-      }
-      for (const c of node.children ?? []) walk(c, depth + 1);
-    };
-    for (const r of trees) {
-      const tree = parseTree(r.tree);
-      if (tree) walk(tree, 0);
-    }
-    return {
-      activities: [...activities.values()],
-      questions: [...questions.values()].map(({ wrong, latencySum, latencyCount, ...q }) => ({
-        ...q,
-        wrongAnswers: [...wrong.entries()].map(([response, count]) => ({ response, count })).sort((a, b) => b.count - a.count || a.response.localeCompare(b.response)).slice(0, 5),
-        averageLatencySeconds: latencyCount ? latencySum / latencyCount : null,
-      })),
-      sampled: trees.length,
-    };
+    const tally = new ActivityTally();
+    for (const r of trees) tally.add(parseTree(r.tree));
+    return { ...tally.analysis(), sampled: trees.length };
   }
 
   private get mysql(): boolean {
@@ -245,24 +210,7 @@ export class RegistrationStatistics {
   }
 }
 
-function parseTree(text: string | null): ActivityResult | null {
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as ActivityResult;
-  } catch {
-    return null;
-  }
-}
-
 /** The UTC day (YYYY-MM-DD) a midnight stands for; null when the date is not a UTC midnight. */
 function wholeDay(d: Date): string | null {
   return d.getTime() % 86_400_000 === 0 ? d.toISOString().slice(0, 10) : null;
-}
-
-/** Seconds of a SCORM 2004 duration (PT1M30S), a SCORM 1.2 timespan (0000:01:30.00) or a number; null otherwise. */
-export function durationSeconds(value: string): number | null {
-  if (!value) return null;
-  if (value.startsWith('P')) return parseIsoDuration(value);
-  if (value.includes(':')) return parseScorm12Time(value);
-  return /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : null;
 }

@@ -2,7 +2,8 @@ import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { retryOnLockConflict } from '../../platform/database/hot-statement';
-import type { Totals } from './registration-statistics-types';
+import { ActivityCounters, BucketTallies, insertRows } from './activity-counters';
+import type { ActivityProgress, QuestionAnalysis, Totals } from './registration-statistics-types';
 
 /** Lower bounds (seconds) of the time-spent buckets: under 1 min, 1–5, 5–15, 15–30, 30–60 min, 1–2 h, over 2 h. */
 export const SUMMARY_TIME_BOUNDS = [0, 60, 300, 900, 1800, 3600, 7200];
@@ -19,7 +20,6 @@ export const INLINE_BUILD_LIMIT = 50_000;
 const ABANDONED_BUILD_MS = 60 * 60_000;
 /** How long after a registration was created or deleted its application's summaries are refreshed (reads refresh too). */
 const EVENT_REFRESH_DELAY_MS = 1_000;
-const INSERT_CHUNK = 200;
 /** Registrations a rebuild reads at a time. */
 const BUILD_CHUNK = 50_000;
 
@@ -102,7 +102,12 @@ export class RegistrationSummaries implements OnModuleDestroy {
   private readonly background = new Set<string>();
   private closed = false;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  /** Progress per activity and question analysis, kept with the other summaries (same buckets, same refreshes). */
+  private readonly counters: ActivityCounters;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.counters = new ActivityCounters(dataSource);
+  }
 
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
@@ -136,7 +141,8 @@ export class RegistrationSummaries implements OnModuleDestroy {
     if (!build) {
       const state = await this.state(this.dataSource.manager, appId);
       // A build under way elsewhere (the CLI): scan until it is done (one left unfinished for an hour is done again).
-      if (state && !state.built && Date.now() - state.watermark.getTime() < ABANDONED_BUILD_MS) return false;
+      // One this process began meanwhile (a report's parallel reads all come here) is waited for below.
+      if (state && !state.built && Date.now() - state.watermark.getTime() < ABANDONED_BUILD_MS && !this.builds.has(appId)) return false;
       const [{ n }] = await this.dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM registration WHERE app_id = ?', [appId]);
       build = this.builds.get(appId);
       if (!build) {
@@ -206,6 +212,12 @@ export class RegistrationSummaries implements OnModuleDestroy {
     return rows.filter((r) => Number(r.registrations) > 0).map((r) => ({ courseId: r.course_id, registrations: Number(r.registrations), completed: Number(r.completed), passed: Number(r.passed) }));
   }
 
+  /** Progress per activity and question analysis of the filter's registrations, and how many registrations they count. */
+  async activityAnalysis(appId: string, f: SummaryFilter): Promise<{ activities: ActivityProgress[]; questions: QuestionAnalysis[]; sampled: number }> {
+    const [analysis, totals] = await Promise.all([this.counters.analysis(this.where(appId, f)), this.totals(appId, f)]);
+    return { ...analysis, sampled: totals.registrations };
+  }
+
   async scoreHistogram(appId: string, f: SummaryFilter): Promise<number[]> {
     return this.sums(appId, f, SCORE_COLUMNS);
   }
@@ -273,7 +285,7 @@ export class RegistrationSummaries implements OnModuleDestroy {
 
   /** The application is deleted: its summaries go. */
   async purge(appId: string): Promise<void> {
-    for (const table of ['report_day', 'report_completion_day', 'report_dirty', 'report_state']) await this.dataSource.query(`DELETE FROM ${table} WHERE app_id = ?`, [appId]);
+    for (const table of ['report_day', 'report_completion_day', 'report_activity_day', 'report_question_day', 'report_answer_day', 'report_dirty', 'report_state']) await this.dataSource.query(`DELETE FROM ${table} WHERE app_id = ?`, [appId]);
   }
 
   /** Brings the summaries up to date with what changed since the last refresh; false when the application has none. */
@@ -365,10 +377,18 @@ export class RegistrationSummaries implements OnModuleDestroy {
   /** One bucket, recomputed from its registrations. */
   private async recompute(m: EntityManager, appId: string, b: Bucket): Promise<void> {
     const next = new Date(Date.parse(`${b.day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    const figures = await this.compute(m, 'r.app_id = ? AND r.course_id = ? AND r.created_at >= ? AND r.created_at < ?', [appId, b.courseId, b.day, next]);
-    await m.query('DELETE FROM report_day WHERE app_id = ? AND course_id = ? AND created_day = ?', [appId, b.courseId, b.day]);
-    await m.query('DELETE FROM report_completion_day WHERE app_id = ? AND course_id = ? AND created_day = ?', [appId, b.courseId, b.day]);
+    const where = 'r.app_id = ? AND r.course_id = ? AND r.created_at >= ? AND r.created_at < ?';
+    const params = [appId, b.courseId, b.day, next];
+    const figures = await this.compute(m, where, params);
+    const tallies: BucketTallies = new Map();
+    await this.counters.tally(m, where, params, (c) => this.day(c), LATEST_JOIN, tallies);
+    const bucket = 'app_id = ? AND course_id = ? AND created_day = ?';
+    const key = [appId, b.courseId, b.day];
+    await m.query(`DELETE FROM report_day WHERE ${bucket}`, key);
+    await m.query(`DELETE FROM report_completion_day WHERE ${bucket}`, key);
+    await this.counters.remove(m, bucket, key);
     await this.write(m, appId, figures);
+    await this.counters.write(m, appId, tallies);
   }
 
   /** The buckets' figures of the registrations `where` selects (alias r, latest instance i). */
@@ -385,16 +405,8 @@ export class RegistrationSummaries implements OnModuleDestroy {
   }
 
   private async write(m: EntityManager, appId: string, figures: Figures): Promise<void> {
-    await this.insertRows(m, 'report_day', ['app_id', 'course_id', 'created_day', ...DAY_COLUMNS], [...figures.days].map(([key, values]) => [appId, ...key.split('\u0000'), ...values]));
-    await this.insertRows(m, 'report_completion_day', ['app_id', 'course_id', 'created_day', 'completed_day', 'completed'], [...figures.completions].map(([key, n]) => [appId, ...key.split('\u0000'), n]));
-  }
-
-  private async insertRows(m: EntityManager, table: string, columns: string[], rows: unknown[][]): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      const chunk = rows.slice(i, i + INSERT_CHUNK);
-      const row = `(${columns.map(() => '?').join(', ')})`;
-      await m.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => row).join(', ')}`, chunk.flat());
-    }
+    await insertRows(m, 'report_day', ['app_id', 'course_id', 'created_day', ...DAY_COLUMNS], [...figures.days].map(([key, values]) => [appId, ...key.split('\u0000'), ...values]));
+    await insertRows(m, 'report_completion_day', ['app_id', 'course_id', 'created_day', 'completed_day', 'completed'], [...figures.completions].map(([key, n]) => [appId, ...key.split('\u0000'), n]));
   }
 
   private async buildNow(appId: string, progress?: (done: number, total: number) => void, chunkSize = BUILD_CHUNK): Promise<void> {
@@ -410,12 +422,17 @@ export class RegistrationSummaries implements OnModuleDestroy {
     // The registrations in primary key order, chunkSize at a time (their instances in the same order: the pages
     // are read once, in order), their figures added up by bucket here, written at the end.
     const all: Figures = { days: new Map(), completions: new Map() };
+    const tallies: BucketTallies = new Map();
     const m = this.dataSource.manager;
     let done = 0;
     for (let after = ''; ; ) {
       const edge = await m.query<Array<{ id: string }>>('SELECT id FROM registration WHERE app_id = ? AND id > ? ORDER BY id LIMIT 1 OFFSET ?', [appId, after, chunkSize - 1]);
       const last = edge[0]?.id;
-      const chunk = await this.compute(m, `r.app_id = ? AND r.id > ?${last === undefined ? '' : ' AND r.id <= ?'}`, [appId, after, ...(last === undefined ? [] : [last])]);
+      const where = `r.app_id = ? AND r.id > ?${last === undefined ? '' : ' AND r.id <= ?'}`;
+      const params = [appId, after, ...(last === undefined ? [] : [last])];
+      const chunk = await this.compute(m, where, params);
+      // The activity trees of the same registrations, read a few at a time (a chunk of trees is heavy).
+      await this.counters.tally(m, where, params, (c) => this.day(c), LATEST_JOIN, tallies);
       for (const [key, values] of chunk.days) {
         const sum = all.days.get(key);
         if (sum) values.forEach((v, k) => (sum[k] += v));
@@ -431,7 +448,9 @@ export class RegistrationSummaries implements OnModuleDestroy {
       this.dataSource.transaction(async (tx) => {
         await tx.query('DELETE FROM report_day WHERE app_id = ?', [appId]);
         await tx.query('DELETE FROM report_completion_day WHERE app_id = ?', [appId]);
+        await this.counters.remove(tx, 'app_id = ?', [appId]);
         await this.write(tx, appId, all);
+        await this.counters.write(tx, appId, tallies);
       }),
     );
     // Changes made while it was built are stamped after `start`: the next refresh recomputes their buckets.

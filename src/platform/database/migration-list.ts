@@ -17,6 +17,7 @@ import { ApplicationAccount1767200000000 } from './migrations/1767200000000-appl
 import { InvitationJoinedCount1767400000000 } from './migrations/1767400000000-invitation-joined-count';
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
 import { ReportSummaries1767500000000 } from './migrations/1767500000000-report-summaries';
+import { ReportActivityCounters1767820000000 } from './migrations/1767820000000-report-activity-counters';
 import { AuditLog1767600000000 } from './migrations/1767600000000-audit-log';
 import { Dispatch1767700000000 } from './migrations/1767700000000-dispatch';
 import { AiPlugin1767800000000 } from './migrations/1767800000000-ai-plugin';
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   AuditLog1767600000000,
   Dispatch1767700000000,
   AiPlugin1767800000000,
+  ReportActivityCounters1767820000000,
 ];

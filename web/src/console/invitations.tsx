@@ -2,9 +2,11 @@ import { useState } from 'preact/hooks';
 import { api, type Session } from '../shared/api';
 import { DataTable } from '../shared/components';
 import { date, dateTime } from '../shared/format';
+import { EditableInvitation, InvitationEditForm, Kind, PrivateInvitationForm } from './invitation-forms';
 import { ActionButton, Status, useActions, useData } from './sections';
 
-// Invitations (GetPublicInvitations, GetPrivateInvitations, CreatePublicInvitation, Update…Invitation).
+// Invitations (GetPublicInvitations, GetPrivateInvitations, CreatePublicInvitation, Update…Invitation; the private
+// invitation's and the edit forms in invitation-forms.tsx).
 
 interface Invitation {
   id: string;
@@ -18,8 +20,6 @@ interface Invitation {
   registrationCap?: number;
   registrationCount?: number;
 }
-
-type Kind = 'public' | 'private';
 
 /** What a person needs to know of an invitation at a glance. */
 export function invitationState(i: Invitation, now = Date.now()): string {
@@ -43,6 +43,7 @@ export function InvitationsSection(props: { session: Session }) {
   const { data, error, reload } = useData(load, [session.token]);
   const { message, error: actionError, act } = useActions();
   const [form, setForm] = useState({ courseId: '', email: '' });
+  const [editing, setEditing] = useState<EditableInvitation | null>(null);
   const columns = (kind: Kind) => [
     { header: 'Invitation', cell: (i: Invitation) => <code>{i.id}</code>, csv: (i: Invitation) => i.id },
     { header: 'Course', cell: (i: Invitation) => i.courseId },
@@ -60,7 +61,11 @@ export function InvitationsSection(props: { session: Session }) {
       header: 'Actions',
       csv: () => '',
       cell: (i: Invitation) => (
-        <ActionButton
+        <span class="actions-cell">
+          <button type="button" class="secondary" aria-label={`Edit invitation ${i.id}`} onClick={() => setEditing({ id: i.id, kind, allowLaunch: i.allowLaunch, allowNewRegistrations: i.allowNewRegistrations, expirationDate: i.expirationDate })}>
+            Edit
+          </button>
+          <ActionButton
           label={i.allowLaunch ? 'Stop launches' : 'Allow launches'}
           name={`${i.allowLaunch ? 'Stop launches of' : 'Allow launches of'} invitation ${i.id}`}
           tone="secondary"
@@ -70,7 +75,8 @@ export function InvitationsSection(props: { session: Session }) {
             await reload();
             return `Invitation ${i.id}: launches ${i.allowLaunch ? 'stopped' : 'allowed'}.`;
           }}
-        />
+          />
+        </span>
       ),
     },
   ];
@@ -104,6 +110,8 @@ export function InvitationsSection(props: { session: Session }) {
         </div>
       </form>
       <Status error={actionError ?? error} message={message} />
+      <PrivateInvitationForm session={session} onCreated={reload} />
+      {editing && <InvitationEditForm key={`${editing.kind}/${editing.id}`} session={session} invitation={editing} onSaved={reload} onClose={() => setEditing(null)} />}
       {data && (
         <>
           <DataTable<Invitation> caption="Public invitations" file="public-invitations" empty="No public invitation." columns={columns('public')} rows={data.public} />
