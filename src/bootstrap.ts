@@ -47,6 +47,9 @@ export async function createHttpApp(config: AppConfig): Promise<NestExpressAppli
     const commits = app.get(CommitEndpoint, { strict: false });
     adapter.setLeanRoute((req, res) => commits.handle(req, res));
   }
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = config.http.keepAliveTimeoutMs;
+  server.headersTimeout = config.http.keepAliveTimeoutMs + 1000;
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('etag', false);

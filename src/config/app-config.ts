@@ -47,7 +47,7 @@ export interface AppConfig {
    */
   previousMasterKeys: Buffer[];
   log: { level: string; format: LogFormat };
-  http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number };
+  http: { jsonBodyLimit: number; trustProxy: boolean; shutdownTimeoutMs: number; keepAliveTimeoutMs: number };
   /** METRICS_TOKEN: when set, GET /metrics needs `Authorization: Bearer <token>`. */
   metricsToken: string | null;
   /**
@@ -244,6 +244,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
       jsonBodyLimit: int('LCDS_JSON_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
       trustProxy: bool('LCDS_TRUST_PROXY', false),
       shutdownTimeoutMs: int('LCDS_SHUTDOWN_TIMEOUT_MS', 25_000, 0, 600_000),
+      // Longer than a load balancer's idle timeout (60 s on the common ones): the node, not the balancer, must be
+      // the one that never closes a connection a request is about to use.
+      keepAliveTimeoutMs: int('LCDS_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000),
     },
     auth: {
       cacheTtlMs: int('LCDS_AUTH_CACHE_TTL_MS', 60_000, 0, 3_600_000),
