@@ -171,6 +171,12 @@ describe('official SCORM Cloud JavaScript client (v3): invitations and learners'
     const priv = await op(inv, 'getPrivateInvitations', {});
     expect(priv).toBeInstanceOf(sc.PrivateInvitationList);
     expect(priv.invitations.map((i: any) => i.id)).toEqual([privateId]);
+    expect(priv.invitations[0].registrationCount).toBeUndefined();
+    // LCDS's addition (what the console's Registrations column reads): the counts, as each invitation's Get gives them.
+    const counted = await call(`${s.api}/invitations/private?includeRegistrationCount=true`, { auth: app });
+    expect(counted.body.invitations.map((i: any) => [i.id, i.registrationCount])).toEqual([[privateId, 3]]);
+    const publicCounted = await call(`${s.api}/invitations/public?includeRegistrationCount=true`, { auth: app });
+    expect(publicCounted.body.invitations.map((i: any) => typeof i.registrationCount)).toEqual(['number']);
 
     for (let i = 0; i < 100; i++) await call(`${s.api}/invitations/public`, { method: 'POST', auth: app, json: { courseId: 'inv-golf', creatingUserEmail: 'owner@example.com' } });
     const first = await op(inv, 'getPublicInvitations', { orderBy: 'created_asc' });

@@ -211,8 +211,10 @@ export class InvitationsService {
       includeTotalCount: query.includeTotalCount === true && query.more === undefined,
     });
     if (kind === 'all') return { invitations: page.items.map(summaryOf), more: page.more, total: page.total };
-    const addresses = kind === 'private' ? await this.addressesOf(appId, page.items.map((i) => i.id)) : new Map<string, string[]>();
-    return { invitations: page.items.map((i) => this.view(i, null, addresses)), more: page.more, total: page.total };
+    const ids = page.items.map((i) => i.id);
+    const addresses = kind === 'private' ? await this.addressesOf(appId, ids) : new Map<string, string[]>();
+    const counts = query.includeRegistrationCount === true && ids.length > 0 ? await this.registrationCounts(appId, ids) : null;
+    return { invitations: page.items.map((i) => this.view(i, counts, addresses)), more: page.more, total: page.total };
   }
 
   async get(appId: string, kind: Kind, id: string, includeRegistrationCount: boolean): Promise<InvitationView> {

@@ -18,6 +18,10 @@ export class InvitationListQueryDto {
   @ApiPropertyOptional({ default: 'updated_asc', enum: ORDER_BY }) @IsOptional() @IsIn(ORDER_BY) orderBy?: string;
   @ApiPropertyOptional() @QueryString(4096) more?: string;
   @ApiPropertyOptional({ default: false }) @QueryBoolean() includeTotalCount?: boolean;
+  /** LCDS's own addition (the real lists have no such flag): each invitation's registrationCount, as its Get gives it. */
+  @ApiPropertyOptional({ default: false, description: "LCDS extension: each invitation's registrationCount (public and private lists)" })
+  @QueryBoolean()
+  includeRegistrationCount?: boolean;
 }
 
 /** GetPrivateUserInvitations, GetPublicUserInvitations */
