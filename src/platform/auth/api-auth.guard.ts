@@ -9,7 +9,7 @@ import { ForbiddenError, NotFoundError } from '../http/domain-errors';
 import { AUTH_POLICY, AuthPolicy } from './authorize.decorator';
 import { BasicStrategy } from './basic.strategy';
 import { BearerStrategy } from './bearer.strategy';
-import { Principal } from './principal';
+import type { AuthenticatedRequest, Principal } from './principal';
 import { scopesCover } from './scopes';
 import { UnauthorizedError } from './unauthorized.error';
 
@@ -56,7 +56,7 @@ export class ApiAuthGuard implements CanActivate {
     if (scheme !== 'basic' && scheme !== 'bearer') throw new UnauthorizedError('Unsupported authorization scheme.');
     // Only the strategy of the scheme the client used runs.
     const principal = scheme === 'bearer' ? await this.bearer.authenticate(req) : await this.basic.authenticate(req.headers);
-    req.user = principal;
+    (req as AuthenticatedRequest).user = principal;
     this.authorize(policy, principal);
     if (this.limits.enabled) await this.spend(principal, context.switchToHttp().getResponse<Response>());
     return true;
