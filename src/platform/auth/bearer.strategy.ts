@@ -21,10 +21,11 @@ export class BearerStrategy {
     private readonly verifier: CredentialVerifier,
   ) {}
 
-  async authenticate(req: Pick<Request, 'headers' | 'body' | 'query'>): Promise<Principal> {
+  async authenticate(req: Pick<Request, 'headers' | 'body' | 'query' | 'url'>): Promise<Principal> {
     const parts = (req.headers.authorization ?? '').split(' ');
     if (parts.length !== 2 || !/^Bearer$/i.test(parts[0]) || !parts[1]) throw new UnauthorizedError();
-    if (hasAccessToken(req.body) || hasAccessToken(req.query)) throw new UnauthorizedError();
+    // Express parses the query string on every read of `req.query`: only when there is one.
+    if (hasAccessToken(req.body) || (req.url.includes('?') && hasAccessToken(req.query))) throw new UnauthorizedError();
     const claims = this.tokens.verify(parts[1]);
     const app = await this.verifier.applicationStatus(claims.appId);
     if (!app) throw new UnauthorizedError('Invalid token.', 'Bearer error="invalid_token"');
