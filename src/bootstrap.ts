@@ -7,8 +7,8 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { bodyParsers } from './platform/http/body-parsers';
-import { baseSecurityHeaders } from './platform/http/security-headers';
-import { requestMetrics } from './platform/metrics/metrics';
+import { requestEntry } from './platform/http/request-entry';
+import { RequestLog } from './platform/logging/request-log';
 import { CommitEndpoint } from './modules/player/commit-endpoint';
 
 /**
@@ -54,9 +54,8 @@ export async function createHttpApp(config: AppConfig): Promise<NestExpressAppli
   app.disable('x-powered-by');
   app.set('etag', false);
   if (config.http.trustProxy) app.set('trust proxy', true);
-  app.use(requestMetrics());
-  app.use(baseSecurityHeaders([API_PREFIX, '/lrs/']));
-  app.use(...bodyParsers(config.http.jsonBodyLimit));
+  app.use(requestEntry(app.get(RequestLog), [API_PREFIX, '/lrs/']));
+  app.use(bodyParsers(config.http.jsonBodyLimit));
   if (config.role !== 'worker') {
     const document = openApiDocument(app, config);
     SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, { jsonDocumentUrl: `${API_PREFIX}/openapi.json`, yamlDocumentUrl: `${API_PREFIX}/openapi.yaml` });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -20,8 +20,9 @@ const CHANNEL = 'auth-invalidate';
 const NEGATIVE_TTL_MS = 5_000;
 const MAX_ENTRIES = 50_000;
 
+/** One-shot `hash` (no Hash object per call): half the cost of createHash on a request's path. */
 function digest(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  return hash('sha256', secret, 'buffer');
 }
 
 /**

@@ -2,7 +2,7 @@ import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterce
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { mergeMap, Observable } from 'rxjs';
-import type { Principal } from '../auth/principal';
+import type { AuthenticatedRequest, Principal } from '../auth/principal';
 import { AuditLog } from './audit-log.service';
 
 const AUDIT_SPEC = 'lcds:audit';
@@ -69,7 +69,7 @@ export class AuditInterceptor implements NestInterceptor {
   }
 
   private record(spec: AuditSpec, req: Request, result: unknown): Promise<void> {
-    const principal = req.user as Principal;
+    const principal = (req as AuthenticatedRequest).user as Principal;
     const params = (req.params ?? {}) as Record<string, string>;
     const targets: Record<string, string> = { ...params };
     for (const name of spec.omitParams ?? []) delete targets[name];

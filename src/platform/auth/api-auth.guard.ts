@@ -3,32 +3,15 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nest
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
 import type { Request, Response } from 'express';
 import { rateLimitHeaders, RateLimits } from '../http/rate-limits';
 import { ForbiddenError, NotFoundError } from '../http/domain-errors';
 import { AUTH_POLICY, AuthPolicy } from './authorize.decorator';
-import { Principal } from './principal';
+import { BasicStrategy } from './basic.strategy';
+import { BearerStrategy } from './bearer.strategy';
+import type { AuthenticatedRequest, Principal } from './principal';
 import { scopesCover } from './scopes';
 import { UnauthorizedError } from './unauthorized.error';
-
-function rethrow<TUser>(err: unknown, user: TUser | false): TUser {
-  if (err) throw err instanceof Error ? err : new UnauthorizedError();
-  if (!user) throw new UnauthorizedError();
-  return user;
-}
-
-class BasicAuthGuard extends AuthGuard('lcds-basic') {
-  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
-    return rethrow(err, user);
-  }
-}
-
-class BearerAuthGuard extends AuthGuard('lcds-bearer') {
-  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
-    return rethrow(err, user);
-  }
-}
 
 /**
  * The one global guard. A route without an authorization decorator is closed; a public route is open;
@@ -37,27 +20,33 @@ class BearerAuthGuard extends AuthGuard('lcds-bearer') {
 @Injectable()
 export class ApiAuthGuard implements CanActivate {
   private readonly logger = new Logger(ApiAuthGuard.name);
-  // Only the strategy of the scheme the client used runs.
-  private readonly basic = new BasicAuthGuard({ session: false });
-  private readonly bearer = new BearerAuthGuard({ session: false });
+  /** Each handler's policy, read from its metadata once (it never changes at run time); null: none declared. */
+  private readonly policies = new WeakMap<object, AuthPolicy | null>();
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly limits: RateLimits,
+    private readonly basic: BasicStrategy,
+    private readonly bearer: BearerStrategy,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    (context.switchToHttp().getRequest<Request>() as OperationTagged).lcdsOperation = operationOf(context.getHandler());
-    const policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [context.getHandler(), context.getClass()]);
+    const handler = context.getHandler();
+    const req = context.switchToHttp().getRequest<Request>();
+    (req as OperationTagged).lcdsOperation = operationOf(handler);
+    let policy = this.policies.get(handler);
+    if (policy === undefined) {
+      policy = this.reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, context.getClass()]) ?? null;
+      this.policies.set(handler, policy);
+    }
     if (!policy) {
       this.logger.error(`route ${context.getClass().name}.${context.getHandler().name} declares no authorization; refused`);
       throw new ForbiddenError('This operation is not available');
     }
     // A worker process serves only its health checks.
-    if (this.config.role === 'worker' && !policy.onWorkers) throw new NotFoundError('Operation', context.switchToHttp().getRequest<Request>().path);
+    if (this.config.role === 'worker' && !policy.onWorkers) throw new NotFoundError('Operation', req.path);
     if (policy.public) return true;
-    const req = context.switchToHttp().getRequest<Request>();
     const header = req.headers.authorization;
     if (!header) throw new UnauthorizedError();
     const scheme = header.slice(0, header.indexOf(' ')).toLowerCase();
@@ -65,8 +54,9 @@ export class ApiAuthGuard implements CanActivate {
       throw new ForbiddenError('This operation accepts only HTTP basic authentication with an application id and secret key');
     }
     if (scheme !== 'basic' && scheme !== 'bearer') throw new UnauthorizedError('Unsupported authorization scheme.');
-    await (scheme === 'bearer' ? this.bearer : this.basic).canActivate(context);
-    const principal = req.user as Principal;
+    // Only the strategy of the scheme the client used runs.
+    const principal = scheme === 'bearer' ? await this.bearer.authenticate(req) : await this.basic.authenticate(req.headers);
+    (req as AuthenticatedRequest).user = principal;
     this.authorize(policy, principal);
     if (this.limits.enabled) await this.spend(principal, context.switchToHttp().getResponse<Response>());
     return true;

@@ -12,3 +12,8 @@ export interface Principal {
   /** A report viewer link's token: what the viewer may show (the reporting module enforces it). */
   viewer?: ViewerClaim;
 }
+
+/** A request ApiAuthGuard authenticated: it sets `user` to the caller. */
+export interface AuthenticatedRequest {
+  user?: Principal;
+}

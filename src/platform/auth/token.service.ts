@@ -48,6 +48,9 @@ export class TokenService {
   private readonly previous: JwtService[];
   private static readonly ISSUER = 'lcds';
   private static readonly AUDIENCE = 'lcds-api-v2';
+  private static readonly VERIFIED_CACHE_SIZE = 10_000;
+  /** Tokens verified before, in the order first verified (see verify). */
+  private readonly verified = new Map<string, { claims: TokenClaims; until: number }>();
 
   constructor(keys: KeyRing, @Inject(APP_CONFIG) private readonly config: AppConfig) {
     // A KeyObject, not a Buffer: given a Buffer, jsonwebtoken first tries it as a public key on every call,
@@ -78,7 +81,26 @@ export class TokenService {
     return { token, claims: { ...input, tokenId } };
   }
 
+  /**
+   * The claims of a valid token, or an UnauthorizedError. A token verified once is remembered until it expires
+   * (at most VERIFIED_CACHE_SIZE tokens, the oldest forgotten first): a token is immutable and cannot be revoked,
+   * and the keys that verify it live as long as the process, so the answer cannot change before its `exp`; the
+   * HMAC and jsonwebtoken's decoding were a sixth of an authenticated GET's cost (bench:ping). Whether the
+   * application still exists is checked on every request all the same (BearerStrategy).
+   */
   verify(token: string): TokenClaims {
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      if (Date.now() < known.until) return known.claims;
+      this.verified.delete(token);
+    }
+    const claims = this.verifyOnce(token);
+    if (this.verified.size >= TokenService.VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { claims, until: claims.expiresAt.getTime() });
+    return claims;
+  }
+
+  private verifyOnce(token: string): TokenClaims {
     let payload: JwtPayload | undefined;
     let failure: unknown;
     for (const jwt of [this.jwt, ...this.previous]) {
@@ -95,14 +117,15 @@ export class TokenService {
       const expired = failure instanceof Error && failure.name === 'TokenExpiredError';
       throw new UnauthorizedError(expired ? 'Token expired.' : 'Invalid token.', 'Bearer error="invalid_token"');
     }
-    return {
+    // Frozen: the same claims answer every request that presents the token.
+    return Object.freeze({
       appId: payload.sub,
-      scopes: payload.scope ? payload.scope.split(' ') : [],
+      scopes: Object.freeze(payload.scope ? payload.scope.split(' ') : []) as string[],
       isManagement: payload.mgmt === true,
       tokenId: payload.jti,
       expiresAt: new Date(payload.exp * 1000),
       label: payload.label,
-      ...(payload.viewer ? { viewer: payload.viewer } : {}),
-    };
+      ...(payload.viewer ? { viewer: Object.freeze(payload.viewer) } : {}),
+    });
   }
 }

@@ -48,10 +48,25 @@ function wrap(parser: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => parser(req, res, (err?: unknown) => next(err ? describe(err as BodyParserError) : undefined));
 }
 
-/** JSON and form bodies, each capped at `limit` bytes. */
-export function bodyParsers(limit: number): RequestHandler[] {
-  return [
-    wrap(json({ limit, type: ['application/json', 'application/*+json'], verify: verifyDepth })),
-    wrap(urlencoded({ limit, extended: false, parameterLimit: 1000 })),
-  ];
+/** Whether the request has a body (body-parser's test): neither a Transfer-Encoding nor a Content-Length means none. */
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || req.headers['content-length'] !== undefined;
+}
+
+/**
+ * JSON and form bodies, each capped at `limit` bytes, as one middleware. A request without a body (most GETs and
+ * DELETEs) skips both parsers, which would otherwise each look at its state and headers before finding nothing to
+ * read; `req.body` is then undefined, as the parsers leave it.
+ */
+export function bodyParsers(limit: number): RequestHandler {
+  const parseJson = wrap(json({ limit, type: ['application/json', 'application/*+json'], verify: verifyDepth }));
+  const parseForm = wrap(urlencoded({ limit, extended: false, parameterLimit: 1000 }));
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) {
+      if (!Reflect.has(req, 'body')) req.body = undefined;
+      next();
+      return;
+    }
+    parseJson(req, res, (err?: unknown) => (err ? next(err) : parseForm(req, res, next)));
+  };
 }

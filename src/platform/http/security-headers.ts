@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 
 /**
  * Security headers of what LCDS serves. Every response: `X-Content-Type-Options: nosniff`. API and LRS answers
  * (which carry secret keys, tokens and learners' data): `Cache-Control: no-store` unless the handler says
  * otherwise. Pages set a Content-Security-Policy of their own (`pageHeaders`).
  */
-export function baseSecurityHeaders(apiPrefixes: string[]) {
-  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    const url = req.url ?? '';
-    if (apiPrefixes.some((p) => url.startsWith(p))) res.setHeader('Cache-Control', 'no-store');
-    next();
-  };
+export function setBaseSecurityHeaders(url: string, res: ServerResponse, apiPrefixes: readonly string[]): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  for (const prefix of apiPrefixes) {
+    if (url.startsWith(prefix)) {
+      res.setHeader('Cache-Control', 'no-store');
+      return;
+    }
+  }
 }
 
 /** A fresh nonce for a page's inline script. */

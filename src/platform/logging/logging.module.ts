@@ -1,51 +1,35 @@
-import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
+import { pino } from 'pino';
 import type { AppConfig } from '../../config/app-config';
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+import { RequestLog } from './request-log';
 
 /**
  * Structured logs: one JSON line per event in production (LOG_FORMAT=json), readable lines on a terminal.
  * Every line written while a request is handled carries its request id (X-Request-Id, taken from the
- * client when well-formed, else generated, and echoed on the response).
+ * client when well-formed, else generated, and echoed on the response). nestjs-pino gives Nest's logger API over
+ * pino; the request side (ids, the `request completed` line) is ours (`RequestLog`, installed by
+ * http/request-entry): pino-http made two child loggers, serialized the request and added three listeners per
+ * request, a good part of an authenticated GET's cost (bench:ping).
  */
 @Module({})
 export class LoggingModule {
   static forRoot(config: AppConfig): DynamicModule {
+    const root = pino({
+      level: config.log.level,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], remove: true },
+      base: { service: 'lcds', role: config.role },
+      ...(config.log.format === 'pretty'
+        ? { transport: { target: 'pino-pretty', options: { singleLine: true, colorize: process.stdout.isTTY, ignore: 'pid,hostname,service' } } }
+        : {}),
+    });
     return {
       module: LoggingModule,
-      imports: [
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.log.level,
-            quietReqLogger: true,
-            genReqId: (req: IncomingMessage, res: ServerResponse) => {
-              const given = req.headers['x-request-id'];
-              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-              res.setHeader('X-Request-Id', id);
-              return id;
-            },
-            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-            serializers: {
-              req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: redactQuery(req.url) }),
-              res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-            },
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], remove: true },
-            base: { service: 'lcds', role: config.role },
-            ...(config.log.format === 'pretty'
-              ? { transport: { target: 'pino-pretty', options: { singleLine: true, colorize: process.stdout.isTTY, ignore: 'pid,hostname,service' } } }
-              : {}),
-          },
-          exclude: [
-            { method: RequestMethod.ALL, path: 'health/live' },
-            { method: RequestMethod.ALL, path: 'health/ready' },
-            // Runtime commits (POST player/s/:token/commit) never reach Express: CommitEndpoint serves them, without
-            // the request logger; a 500 is still logged as `unhandled error`.
-          ],
-        }),
-      ],
+      global: true,
+      // No middleware of nestjs-pino's (forRoutes: none): RequestLog binds each request's logger.
+      imports: [LoggerModule.forRoot({ pinoHttp: { logger: root }, useExisting: true, forRoutes: [] })],
+      providers: [{ provide: RequestLog, useValue: new RequestLog(root, redactQuery) }],
+      exports: [RequestLog],
     };
   }
 }

@@ -117,18 +117,15 @@ export function operationOf(handler: Function): string {
 }
 
 /**
- * Counts every answer and its latency. Installed first; the labels are read when the answer is finished, after
- * the guard named the operation. Requests no route matched count as `unmatched` (a scanner's 404s stay one series).
+ * Counts an answer and its latency, called once the response is done (see http/request-entry: one listener per
+ * request serves the metrics and the request log). The labels are read then, after the guard named the operation.
+ * Requests no route matched count as `unmatched` (a scanner's 404s stay one series); a request whose client went
+ * away before the answer was sent is not counted.
  */
-export function requestMetrics() {
-  return (req: IncomingMessage & OperationTagged, res: ServerResponse, next: () => void): void => {
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const operation = req.lcdsOperation ?? 'unmatched';
-      const status = String(res.statusCode);
-      httpRequests.inc({ operation, method: req.method ?? 'GET', status });
-      httpDuration.observe({ operation, status }, Number(process.hrtime.bigint() - started) / 1e9);
-    });
-    next();
-  };
+export function countRequest(req: IncomingMessage & OperationTagged, res: ServerResponse, startedNs: bigint, endedNs: bigint): void {
+  if (!res.writableFinished) return;
+  const operation = req.lcdsOperation ?? 'unmatched';
+  const status = String(res.statusCode);
+  httpRequests.inc({ operation, method: req.method ?? 'GET', status });
+  httpDuration.observe({ operation, status }, Number(endedNs - startedNs) / 1e9);
 }
