@@ -62,7 +62,9 @@ describe('console: private invitations and invitation edits (chromium)', () => {
     expect(saved.body.invitationEmail.addresses.sort()).toEqual(['ann@example.com', 'bob@example.com']);
     expect(saved.body.invitationEmail.subject).toBe('Your golf course');
     await page.getByRole('cell', { name: id, exact: true }).waitFor();
-    expect((await tableRows(page, 'Private invitations'))[0].slice(0, 3)).toEqual([id, 'golf', '2']);
+    // Invitation, course, addresses, registrations (the list is read again once the job is done).
+    const row = await waitFor(async () => (await tableRows(page, 'Private invitations'))[0], (r) => r?.[3] === '2', 10_000);
+    expect(row.slice(0, 4)).toEqual([id, 'golf', '2', '2']);
     await screenshot(page, 'console-private-invitation-sent-1280');
   }, 60_000);
 

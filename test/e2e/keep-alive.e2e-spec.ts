@@ -16,7 +16,7 @@ describe('keep-alive connections', () => {
     new Promise<{ status: number; keepAlive: string | undefined; port: number }>((resolve, reject) => {
       const req = request(`${s.api}/ping`, { agent }, (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive'], port: req.socket!.localPort! }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive']?.toString(), port: req.socket!.localPort! }));
       });
       req.on('error', reject);
       req.end();

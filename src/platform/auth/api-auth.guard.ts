@@ -7,11 +7,29 @@ import type { Request, Response } from 'express';
 import { rateLimitHeaders, RateLimits } from '../http/rate-limits';
 import { ForbiddenError, NotFoundError } from '../http/domain-errors';
 import { AUTH_POLICY, AuthPolicy } from './authorize.decorator';
-import { BasicStrategy } from './basic.strategy';
-import { BearerStrategy } from './bearer.strategy';
+import { AuthGuard } from '@nestjs/passport';
 import type { AuthenticatedRequest, Principal } from './principal';
 import { scopesCover } from './scopes';
 import { UnauthorizedError } from './unauthorized.error';
+
+function rethrow<TUser>(err: unknown, user: TUser | false): TUser {
+  if (err) throw err instanceof Error ? err : new UnauthorizedError();
+  if (!user) throw new UnauthorizedError();
+  return user;
+}
+
+/** The passport strategies (BasicStrategy 'lcds-basic', BearerStrategy 'lcds-bearer'), our errors kept. */
+class BasicAuthGuard extends AuthGuard('lcds-basic') {
+  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
+    return rethrow(err, user);
+  }
+}
+
+class BearerAuthGuard extends AuthGuard('lcds-bearer') {
+  override handleRequest<TUser = Principal>(err: unknown, user: TUser | false): TUser {
+    return rethrow(err, user);
+  }
+}
 
 /**
  * The one global guard. A route without an authorization decorator is closed; a public route is open;
@@ -22,13 +40,13 @@ export class ApiAuthGuard implements CanActivate {
   private readonly logger = new Logger(ApiAuthGuard.name);
   /** Each handler's policy, read from its metadata once (it never changes at run time); null: none declared. */
   private readonly policies = new WeakMap<object, AuthPolicy | null>();
+  private readonly basic = new BasicAuthGuard({ session: false });
+  private readonly bearer = new BearerAuthGuard({ session: false });
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly limits: RateLimits,
-    private readonly basic: BasicStrategy,
-    private readonly bearer: BearerStrategy,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -55,8 +73,8 @@ export class ApiAuthGuard implements CanActivate {
     }
     if (scheme !== 'basic' && scheme !== 'bearer') throw new UnauthorizedError('Unsupported authorization scheme.');
     // Only the strategy of the scheme the client used runs.
-    const principal = scheme === 'bearer' ? await this.bearer.authenticate(req) : await this.basic.authenticate(req.headers);
-    (req as AuthenticatedRequest).user = principal;
+    await (scheme === 'bearer' ? this.bearer : this.basic).canActivate(context);
+    const principal = (req as AuthenticatedRequest).user as Principal;
     this.authorize(policy, principal);
     if (this.limits.enabled) await this.spend(principal, context.switchToHttp().getResponse<Response>());
     return true;

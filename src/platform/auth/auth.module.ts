@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
 import { ApiAuthGuard } from './api-auth.guard';
 import { BasicStrategy } from './basic.strategy';
 import { BearerStrategy } from './bearer.strategy';
@@ -7,6 +8,7 @@ import { TokenService } from './token.service';
 
 @Global()
 @Module({
+  imports: [PassportModule.register({ session: false })],
   providers: [TokenService, BasicStrategy, BearerStrategy, { provide: APP_GUARD, useClass: ApiAuthGuard }],
   exports: [TokenService],
 })
