@@ -1,6 +1,6 @@
 import { importCourse } from '../support/courses';
 import { launchBrowser, learnerRegistrations, openPage, scoPackage, waitFor } from '../support/player';
-import { basic, call, startTestServer, TestServer } from '../support/test-server';
+import { basic, startTestServer, TestServer } from '../support/test-server';
 
 /**
  * launchAuth of BuildRegistrationLaunchLink: the cookie of `cookies` ties the session to the browser that claimed the
