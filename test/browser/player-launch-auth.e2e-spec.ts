@@ -5,7 +5,7 @@ import { basic, startTestServer, TestServer } from '../support/test-server';
 /**
  * launchAuth of BuildRegistrationLaunchLink: the cookie of `cookies` ties the session to the browser that claimed the
  * link (a second browser replaying the session URL is refused); ipAddress, fingerprint, expiry and slidingExpiry end
- * or refuse the session as documented in docs/player.md. The test server trusts X-Forwarded-For (LCDS_TRUST_PROXY).
+ * or refuse the session as documented in docs/launch-auth.md. The test server trusts X-Forwarded-For (LCDS_TRUST_PROXY).
  */
 describe('player: launchAuth binds the player session (cookie, address, fingerprint, expiry)', () => {
   let s: TestServer;
