@@ -107,6 +107,23 @@ describe('dispatch packages in a stand-in LMS', () => {
     await again.close();
   });
 
+  it("the destination's launchAuth binds the player session: the course runs in the LMS's frame, its session URL replayed elsewhere is refused", async () => {
+    const destinations = [{ id: 'bound', data: { name: 'Bound LMS', launchAuth: { type: 'cookies', options: { fingerprint: true } } } }];
+    expect((await call(`${s.api}/dispatch/destinations`, { method: 'POST', auth: app, json: { destinations } })).status).toBe(204);
+    expect((await call(`${s.api}/dispatch/dispatches`, { method: 'POST', auth: app, json: { dispatches: [{ id: 'dbound', data: { destinationId: 'bound', courseId: 'golf2004' } }] } })).status).toBe(204);
+    await install('dbound', 'SCORM_2004_3RD');
+    const page = await openPage(browser.context, lms.playUrl('dbound', { id: 'bound-learner', name: 'Bound, Bo' }));
+    await scoFrame(page);
+    const player = page.frames().find((f) => /\/player\/s\/[^/]+\/$/.test(f.url()))!;
+    expect(player).toBeDefined();
+    const replay = await fetch(player.url());
+    expect(replay.status).toBe(403);
+    expect(await replay.text()).toContain('This session belongs to another browser');
+    await finish(page);
+    await waitFor(() => registrationsOf('golf2004'), (regs) => regs.some((r) => r.learner.id === 'bound-learner' && r.registrationSuccess === 'PASSED'), 20_000);
+    await page.close();
+  });
+
   it('the launch page takes progress only from LCDS: a message from another origin changes nothing in the LMS', async () => {
     // A course and dispatch of its own: the other tests count golf12's registrations.
     await importCourse(s.api, app, 'forge12', { name: 'forge12.zip', data: await finishingCourse('v1'), type: 'application/zip' });
