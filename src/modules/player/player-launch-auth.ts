@@ -79,6 +79,7 @@ export class PlayerLaunchAuth {
         this.remember(id, null);
         return;
       }
+      // Not bound (yet): refused, and not remembered, so the next request reads the row again.
       if (!row.launchAuth.binding) throw otherBrowser();
       auth = row.launchAuth;
       lastSeenAt = row.lastSeenAt;
