@@ -107,6 +107,45 @@ describe('dispatch packages in a stand-in LMS', () => {
     await again.close();
   });
 
+  it("the destination's launchAuth binds the player session: the course runs in the LMS's frame, its session URL replayed elsewhere is refused", async () => {
+    const destinations = [
+      { id: 'bound', data: { name: 'Bound LMS', launchAuth: { type: 'VAULT', options: { fingerprint: true, ipAddress: true } } } },
+      { id: 'cookied', data: { name: 'Cookie LMS', launchAuth: { type: 'cookies' } } },
+    ];
+    expect((await call(`${s.api}/dispatch/destinations`, { method: 'POST', auth: app, json: { destinations } })).status).toBe(204);
+    const dispatches = [
+      { id: 'dbound', data: { destinationId: 'bound', courseId: 'golf2004' } },
+      { id: 'dcookied', data: { destinationId: 'cookied', courseId: 'golf2004' } },
+    ];
+    expect((await call(`${s.api}/dispatch/dispatches`, { method: 'POST', auth: app, json: { dispatches } })).status).toBe(204);
+    await install('dbound', 'SCORM_2004_3RD');
+    const page = await openPage(browser.context, lms.playUrl('dbound', { id: 'bound-learner', name: 'Bound, Bo' }, '2004'));
+    await scoFrame(page);
+    const player = page.frames().find((f) => /\/player\/s\/[^/]+\/$/.test(f.url()))!;
+    expect(player).toBeDefined();
+    // vault (no cookie) with fingerprint: another client (Node's User-Agent) replaying the session URL is refused.
+    const replay = await fetch(player.url());
+    expect(replay.status).toBe(403);
+    expect(await replay.text()).toContain('This session belongs to another browser');
+    await finish(page);
+    await waitFor(() => registrationsOf('golf2004'), (regs) => regs.some((r) => r.learner.id === 'bound-learner' && r.registrationSuccess === 'PASSED'), 20_000);
+    await page.close();
+
+    // cookies over plain http in a cross-site frame (the LMS is on localhost, LCDS on 127.0.0.1): the SameSite=Lax
+    // cookie is not kept there, so the player says so (docs/launch-auth.md: serve LCDS over https, or use vault).
+    await install('dcookied', 'SCORM_2004_3RD');
+    const framed = await openPage(browser.context, lms.playUrl('dcookied', { id: 'cookie-learner', name: 'Cookie, Cy' }, '2004'));
+    const refused = await waitFor(
+      async () => {
+        for (const f of framed.frames()) if (/\/player\/s\//.test(f.url()) && (await f.locator('h1').textContent({ timeout: 200 }).catch(() => null)) === 'This session belongs to another browser') return true;
+        return false;
+      },
+      (x) => x,
+    );
+    expect(refused).toBe(true);
+    await framed.close();
+  });
+
   it('the launch page takes progress only from LCDS: a message from another origin changes nothing in the LMS', async () => {
     // A course and dispatch of its own: the other tests count golf12's registrations.
     await importCourse(s.api, app, 'forge12', { name: 'forge12.zip', data: await finishingCourse('v1'), type: 'application/zip' });

@@ -140,7 +140,7 @@ describe('course preview links and the reaping of expired player sessions', () =
     const sessions = s.app.get<Repository<PlayerSessionEntity>>(getRepositoryToken(PlayerSessionEntity));
     await sessions.clear();
     const now = Date.now();
-    const row = (id: string, expiresAt: Date): PlayerSessionEntity => ({ id, appId: 'a', registrationId: 'r', instance: 0, launchHistoryId: null, createdAt: new Date(now - 3600_000), expiresAt, usedAt: null, settings: null });
+    const row = (id: string, expiresAt: Date): PlayerSessionEntity => ({ id, appId: 'a', registrationId: 'r', instance: 0, launchHistoryId: null, createdAt: new Date(now - 3600_000), expiresAt, usedAt: null, settings: null, launchAuth: null, lastSeenAt: null });
     const expired = Array.from({ length: REAP_BATCH * 2 + 7 }, (_, i) => row(`expired-${i}`, new Date(now - 1000 - i)));
     for (let i = 0; i < expired.length; i += 200) await sessions.insert(expired.slice(i, i + 200));
     await preview('golf/preview', {}); // a live, unused link

@@ -8,6 +8,8 @@ import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { CoursesService } from '../courses/courses.service';
 import { LaunchLinks } from '../player/launch-links';
+import { launchAuthPolicyOf } from '../player/launch-auth';
+import { DestinationsService } from './destinations.service';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { SettingsService } from '../settings/settings.service';
 import { DispatchesService } from './dispatches.service';
@@ -79,6 +81,7 @@ export class DispatchLaunches {
     private readonly registrations: RegistrationsService,
     private readonly settings: SettingsService,
     private readonly launchLinks: LaunchLinks,
+    private readonly destinations: DestinationsService,
     private readonly keys: KeyRing,
     private readonly state: SystemStateService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -125,6 +128,8 @@ export class DispatchLaunches {
     const found = await this.registrationOf(d, learner, course.latestVersion);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
+    // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
+    const destination = await this.destinations.require(d.appId, d.destinationId).catch(() => null);
     const playerUrl = await this.launchLinks.issue({
       appId: d.appId,
       target: { kind: 'registration', registrationId, instance },
@@ -132,6 +137,7 @@ export class DispatchLaunches {
       expirySeconds: 60,
       redirectOnExitUrl,
       ...(cssUrl ? { cssUrl } : {}),
+      launchAuth: launchAuthPolicyOf(destination?.launchAuth),
     });
     const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
     const body = Buffer.from(JSON.stringify(status)).toString('base64url');

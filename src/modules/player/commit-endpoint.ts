@@ -7,6 +7,7 @@ import { describeHttpError } from '../../platform/http/all-exceptions.filter';
 import { InvalidInputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../platform/http/domain-errors';
 import { PlayerError } from './player-errors';
 import { CommitBody, PlayerCommitService } from './player-commit.service';
+import { PlayerLaunchAuth } from './player-launch-auth';
 
 /** `POST /player/s/<token>/commit` (a trailing slash and a query string allowed, as Express matches them). */
 const COMMIT_PATH = /^\/player\/s\/([^/?#]+)\/commit\/?(?:\?.*)?$/;
@@ -28,6 +29,7 @@ export class CommitEndpoint {
 
   constructor(
     private readonly commits: PlayerCommitService,
+    private readonly launchAuth: PlayerLaunchAuth,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.limit = config.http.jsonBodyLimit;
@@ -120,7 +122,9 @@ export class CommitEndpoint {
 
   private run(req: IncomingMessage, res: ServerResponse, token: string, body: CommitBody): void {
     const timer = playerCommitDuration.startTimer();
-    this.commits.commit(token, body).then(
+    // launchAuth: nothing to wait for unless the session has one (then its check runs first).
+    const checked = this.launchAuth.check(req, token);
+    (checked ? checked.then(() => this.commits.commit(token, body)) : this.commits.commit(token, body)).then(
       (outcome) => {
         send(res, 200, JSON.stringify({ result: true, errorCode: 0, ...outcome }));
         playerCommits.inc({ outcome: 'ok' });

@@ -10,6 +10,7 @@ import type { RollupRules } from './scorm-runtime';
 import type { ResetTiming } from './attempt-data';
 import type { PlayerClientSettings, TrackingRules } from './tracking-rules';
 import type { PlayerUiSettings } from './player-ui';
+import type { StoredSessionAuth } from './launch-auth';
 
 /** What a launch link asked for, kept with its session. */
 export interface PlayerSessionSettings {
@@ -120,4 +121,12 @@ export class PlayerSessionEntity {
 
   @Column({ type: 'text', nullable: true, transformer: jsonColumn })
   settings!: PlayerSessionSettings | null;
+
+  /** The link's launchAuth and, once claimed, what the session is bound to (launch-auth.ts); null: no launchAuth. */
+  @Column({ type: 'text', nullable: true, transformer: jsonColumn })
+  launchAuth!: StoredSessionAuth | null;
+
+  /** Sessions with a slidingExpiry: when the session was last used (updated at most every few seconds). */
+  @Column({ type: 'datetime', precision: 3, nullable: true })
+  lastSeenAt!: Date | null;
 }

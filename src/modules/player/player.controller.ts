@@ -13,6 +13,7 @@ import { pageHeaders, scriptNonce } from '../../platform/http/security-headers';
 import { PlayerService } from './player.service';
 import { PlayerCommitService } from './player-commit.service';
 import { PlayerLaunchService } from './player-launch.service';
+import { PlayerLaunchAuth } from './player-launch-auth';
 import { PlayerNavigationService } from './player-navigation.service';
 import { returnPage } from './player-return-page';
 import { Cmi5Runtime } from './cmi5-runtime';
@@ -46,6 +47,7 @@ export class PlayerController {
   constructor(
     private readonly player: PlayerService,
     private readonly launcher: PlayerLaunchService,
+    private readonly launchAuth: PlayerLaunchAuth,
     private readonly navigation: PlayerNavigationService,
     private readonly commits: PlayerCommitService,
     private readonly cmi5: Cmi5Runtime,
@@ -54,9 +56,12 @@ export class PlayerController {
 
   @Get('launch/:token')
   @PublicEndpoint()
-  async launch(@Param('token') token: string, @Res() res: Response) {
+  async launch(@Param('token') token: string, @Req() req: Request, @Res() res: Response) {
     await this.page(res, async () => {
       const session = await this.launcher.launch(token);
+      // launchAuth: the session is bound to this browser (a cookie), address or fingerprint from here on.
+      const cookie = await this.launchAuth.bind(session, req);
+      if (cookie) res.append('Set-Cookie', cookie);
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, `/player/s/${session}/`);
     });

@@ -1,4 +1,4 @@
-import { Module, OnModuleInit } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AiPluginModule } from '../aiplugin/aiplugin.module';
 import { CoursesModule } from '../courses/courses.module';
@@ -17,6 +17,8 @@ import { LaunchStatements } from './launch-statements/launch-statements';
 import { PlayerCommitService } from './player-commit.service';
 import { PlayerController } from './player.controller';
 import { PlayerLaunchService } from './player-launch.service';
+import { PlayerLaunchAuth } from './player-launch-auth';
+import { LaunchAuthMiddleware } from './launch-auth.middleware';
 import { PlayerNavigationService } from './player-navigation.service';
 import { PlayerSessionEntity } from './player-session.entity';
 import { PlayerSessionReaper } from './player-session-reaper';
@@ -39,6 +41,7 @@ import { XapiProgress } from './xapi-progress';
   providers: [
     PlayerSessions,
     PlayerLaunchService,
+    PlayerLaunchAuth,
     PlayerNavigationService,
     PlayerCommitService,
     PlayerService,
@@ -53,7 +56,7 @@ import { XapiProgress } from './xapi-progress';
     LaunchStatements,
   ],
 })
-export class PlayerModule implements OnModuleInit {
+export class PlayerModule implements OnModuleInit, NestModule {
   constructor(
     private readonly xapi: PlayerXapi,
     private readonly xapiProgress: XapiProgress,
@@ -62,6 +65,11 @@ export class PlayerModule implements OnModuleInit {
     private readonly progress: RegistrationProgress,
     private readonly sessions: PlayerSessions,
   ) {}
+
+  /** launchAuth: the session routes of the player are checked before their handlers (commits: in CommitEndpoint). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(LaunchAuthMiddleware).forRoutes(PlayerController);
+  }
 
   onModuleInit(): void {
     this.xapiProgress.register((appId, registration, statements, interactions) => this.xapi.applyXapiResults(appId, registration, statements, interactions));

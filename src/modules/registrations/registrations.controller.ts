@@ -16,6 +16,7 @@ import { LaunchLinkRequestDto } from '../player/dto/launch-link-request.dto';
 import { CreateRegistrationDto, CreateRegistrationQueryDto, PostBackDto } from './dto/registration.dto';
 import { LaunchHistoryQueryDto, RegistrationIncludeQueryDto, RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { activityIdsOf, LaunchLinks, launchOptionsOf } from '../player/launch-links';
+import { launchAuthPolicyOf } from '../player/launch-auth';
 import { RegistrationRestarts } from './registration-restarts';
 import { POSTBACK_REQUEST_SETTING_IDS, postbackOptionsOf, RegistrationPostback } from './registration-postback';
 import { RegistrationsService } from './registrations.service';
@@ -109,6 +110,7 @@ export class RegistrationsController {
       appId: p.appId,
       target: { kind: 'registration', registrationId, instance: inst.instance },
       tracking: body.tracking !== false,
+      launchAuth: launchAuthPolicyOf(body.launchAuth),
     });
     return { launchLink };
   }

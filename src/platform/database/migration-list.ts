@@ -18,6 +18,7 @@ import { InvitationJoinedCount1767400000000 } from './migrations/1767400000000-i
 import { XapiDocumentAgent1767300000000 } from './migrations/1767300000000-xapi-document-agent';
 import { ReportSummaries1767500000000 } from './migrations/1767500000000-report-summaries';
 import { ReportActivityCounters1767820000000 } from './migrations/1767820000000-report-activity-counters';
+import { PlayerLaunchAuth1767830000000 } from './migrations/1767830000000-player-launch-auth';
 import { AuditLog1767600000000 } from './migrations/1767600000000-audit-log';
 import { Dispatch1767700000000 } from './migrations/1767700000000-dispatch';
 import { AiPlugin1767800000000 } from './migrations/1767800000000-ai-plugin';
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   Dispatch1767700000000,
   AiPlugin1767800000000,
   ReportActivityCounters1767820000000,
+  PlayerLaunchAuth1767830000000,
 ];
