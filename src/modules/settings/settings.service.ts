@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { InvalidInputError } from '../../platform/http/domain-errors';
@@ -145,15 +146,31 @@ export class SettingsService implements OnModuleInit {
 
   onModuleInit(): void {
     this.hooks.registerPurger('settings', (appId) => this.purgeApplication(appId));
-    this.events.on(INVALIDATE_CHANNEL, (appId) => {
-      if (appId === ClusterEvents.RESET) this.cache.clear();
-      else this.cache.delete(appId);
+    this.events.on(INVALIDATE_CHANNEL, (message) => {
+      if (message === ClusterEvents.RESET) {
+        this.cache.clear();
+        return;
+      }
+      // `appId write-id`: the writing node hears its message twice (at once, then back from Redis); the echo must not
+      // drop what was cached since from committed rows.
+      const space = message.lastIndexOf(' ');
+      const writeId = message.slice(space + 1);
+      if (this.heard.has(writeId)) {
+        this.heard.delete(writeId);
+        return;
+      }
+      if (this.heard.size >= 1_000) this.heard.clear();
+      this.heard.add(writeId);
+      this.cache.delete(message.slice(0, space));
     });
   }
 
+  /** Ids of the invalidation messages heard once (see onModuleInit). */
+  private readonly heard = new Set<string>();
+
   /** Drops the application's cached values on every node; after the write has committed. */
   private async invalidate(appId: string): Promise<void> {
-    await this.events.publish(INVALIDATE_CHANNEL, appId);
+    await this.events.publish(INVALIDATE_CHANNEL, `${appId} ${randomUUID()}`);
   }
 
   /** SettingListSchema for a target: every applicable setting, with where its effective value comes from. */
