@@ -88,12 +88,19 @@ async function main(): Promise<void> {
     env: sqlCount ? { LCDS_SQL_COUNT_FILE: countFile } : {},
   });
   /** The service's statement counts so far (by statement text), when BENCH_SQL_COUNT is set. */
+  let times = new Map<string, number>();
+  /** The time (ms, SQLite) each statement took since the dump before. */
+  let lastTimes = new Map<string, number>();
   const statements = async (): Promise<Map<string, number>> => {
     if (!sqlCount) return new Map();
     const before = existsSync(countFile) ? readFileSync(countFile, 'utf8') : '';
     service.child.kill('SIGUSR2');
     for (let i = 0; i < 100 && (!existsSync(countFile) || readFileSync(countFile, 'utf8') === before); i++) await new Promise((r) => setTimeout(r, 50));
-    return new Map(Object.entries((JSON.parse(readFileSync(countFile, 'utf8')) as { counts: Record<string, number> }).counts));
+    const dump = JSON.parse(readFileSync(countFile, 'utf8')) as { counts: Record<string, number>; times?: Record<string, number> };
+    const timesBefore = times;
+    times = new Map(Object.entries(dump.times ?? {}));
+    lastTimes = new Map([...times].map(([sql, ms]) => [sql, ms - (timesBefore.get(sql) ?? 0)]));
+    return new Map(Object.entries(dump.counts));
   };
   const perLaunch: string[] = [];
   const countPhase = async (name: string, launches: number, from: Map<string, number>): Promise<Map<string, number>> => {
@@ -102,7 +109,12 @@ async function main(): Promise<void> {
     const diff = [...to].map(([sql, c]) => [sql, c - (from.get(sql) ?? 0)] as const).filter(([, c]) => c > 0);
     const total = diff.reduce((a, [, c]) => a + c, 0);
     perLaunch.push(`SQL statements per launch, ${name}: ${(total / Math.max(1, launches)).toFixed(2)}`);
-    if (sqlCount === 'verbose') for (const [sql, c] of diff.sort((a, b) => b[1] - a[1])) perLaunch.push(`  ${(c / Math.max(1, launches)).toFixed(2)}  ${sql}`);
+    if (sqlCount === 'verbose') {
+      for (const [sql, c] of diff.sort((a, b) => b[1] - a[1])) {
+        const ms = lastTimes.get(sql);
+        perLaunch.push(`  ${(c / Math.max(1, launches)).toFixed(2)}  ${ms !== undefined ? `${(ms / Math.max(1, launches)).toFixed(3)} ms  ` : ''}${sql}`);
+      }
+    }
     return to;
   };
   const auth = basicAuth(service.firstStart.application);

@@ -6,6 +6,8 @@
 const { renameSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const counts = new Map();
+/** SQLite only (synchronous): time spent in each statement, ms. */
+const times = new Map();
 const norm = (sql) => String(sql).replace(/\s+/g, ' ').replace(/\?(, ?\?)+/g, '?…').slice(0, 160);
 const count = (sql) => {
   const k = norm(sql);
@@ -27,7 +29,13 @@ Module._load = function (request, parent, isMain) {
           const orig = proto[name];
           proto[name] = function () {
             count(this.source);
-            return orig.apply(this, arguments);
+            const t0 = process.hrtime.bigint();
+            try {
+              return orig.apply(this, arguments);
+            } finally {
+              const k = norm(this.source);
+              times.set(k, (times.get(k) || 0) + Number(process.hrtime.bigint() - t0) / 1e6);
+            }
           };
         }
       }
@@ -36,7 +44,13 @@ Module._load = function (request, parent, isMain) {
     const exec = m.prototype.exec;
     m.prototype.exec = function (sql) {
       count(sql);
-      return exec.apply(this, arguments);
+      const t0 = process.hrtime.bigint();
+      try {
+        return exec.apply(this, arguments);
+      } finally {
+        const k = norm(sql);
+        times.set(k, (times.get(k) || 0) + Number(process.hrtime.bigint() - t0) / 1e6);
+      }
     };
   }
   if (request === 'mysql2' && !patched.has('mysql')) {
@@ -56,6 +70,6 @@ Module._load = function (request, parent, isMain) {
 };
 process.on('SIGUSR2', () => {
   const file = process.env.LCDS_SQL_COUNT_FILE || '/tmp/lcds-sql-count.json';
-  writeFileSync(`${file}.tmp`, JSON.stringify({ at: Date.now(), counts: Object.fromEntries(counts) }));
+  writeFileSync(`${file}.tmp`, JSON.stringify({ at: Date.now(), counts: Object.fromEntries(counts), times: Object.fromEntries(times) }));
   renameSync(`${file}.tmp`, file);
 });
