@@ -55,8 +55,8 @@ Module._load = function (request, parent, isMain) {
   }
   if (request === 'mysql2' && !patched.has('mysql')) {
     patched.add('mysql');
-    const Conn = m.Connection || (m.createConnection && Object.getPrototypeOf(m).Connection);
-    const proto = require(require.resolve('mysql2/lib/base/connection.js', { paths: [process.cwd()] })).prototype;
+    // The connections' base class (mysql2's exports map hides lib/): the prototype above Connection's.
+    const proto = Object.getPrototypeOf(m.Connection.prototype);
     for (const name of ['query', 'execute']) {
       const orig = proto[name];
       proto[name] = function (sql) {
@@ -64,7 +64,6 @@ Module._load = function (request, parent, isMain) {
         return orig.apply(this, arguments);
       };
     }
-    void Conn;
   }
   return m;
 };

@@ -96,7 +96,9 @@ export class LaunchStatements implements OnModuleInit {
           const byApp = new Map<string, LaunchStatementsPayload[]>();
           for (const p of items) byApp.set(p.appId, [...(byApp.get(p.appId) ?? []), p]);
           for (const [appId, launches] of byApp) {
-            await this.statements.storeStatements(appId, launches.flatMap((p) => this.launchList(p, this.subjectContext(p, p.subject!))), this.authority(appId));
+            const list: unknown[] = [];
+            for (const p of launches) for (const statement of this.launchList(p, this.subjectContext(p, p.subject!))) list.push(statement as unknown);
+            await this.statements.storeStatements(appId, list, this.authority(appId));
           }
           return items.map(() => true);
         },
