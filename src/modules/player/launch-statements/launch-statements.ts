@@ -131,8 +131,10 @@ export class LaunchStatements implements OnModuleInit {
       ...(p.subject ? { subject: p.subject } : {}),
     };
     try {
-      // With the session's subject (every launch of this version), in a group with other launches' statements.
-      if (payload.subject) await this.group.write(payload);
+      // With the session's subject (every launch of this version), in a group with other launches' statements. Not on
+      // SQLite: its writes never overlap (nothing to group), and the launch's own transaction is open around this call
+      // (a group started by another launch would wait for it, and it for the group).
+      if (payload.subject && this.config.database.kind === 'mysql') await this.group.write(payload);
       else await this.record(payload, false);
     } catch (err) {
       this.logger.warn({ msg: 'launch statements not stored; queued', appId: p.appId, registrationId: p.registrationId, err: err instanceof Error ? err.message : String(err) });
