@@ -9,13 +9,16 @@
  *   BENCH_DATABASE_URL=mysql://root@127.0.0.1:3306 BENCH_REDIS_URL=redis://127.0.0.1:6379 npm run bench:dispatch
  *
  * Settings (environment): BENCH_LEARNERS (1000), BENCH_CONCURRENCY (32), BENCH_LOG_LEVEL, BENCH_ENV_<NAME>,
- * BENCH_JSON (write the figures to this file), BENCH_ASSERT (exit 1 when a goal is missed).
+ * BENCH_JSON (write the figures to this file), BENCH_ASSERT (exit 1 when a goal is missed), BENCH_SQL_COUNT=1 (count
+ * the service's SQL statements per launch of each phase; `verbose`: list them), BENCH_CPU_PROF=<dir> (the service
+ * writes a CPU profile there, summarised at the end). Both cost the service time: not for the figures.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { installExitHandlers, runCleanups } from '../lib/children';
+import { formatProfileSummary, readNewestProfile, summarizeProfile } from '../lib/cpu-profile';
 import { envNumber, fmtMs, fmtNumber, formatTable } from '../lib/format';
 import { basicAuth, benchRunDir, createStack, ensureBuilt, startService } from '../lib/lcds';
 import { api, importCourse } from '../lib/lcds-api';
@@ -76,7 +79,44 @@ async function main(): Promise<void> {
   await ensureBuilt();
   const runDir = benchRunDir('dispatch', () => failed);
   const stack = await createStack(runDir);
-  const service = await startService(stack, { logFile: join(runDir, 'service.log') });
+  const sqlCount = process.env.BENCH_SQL_COUNT;
+  const countFile = join(runDir, 'sql-count.json');
+  const profDir = process.env.BENCH_CPU_PROF;
+  const service = await startService(stack, {
+    logFile: join(runDir, 'service.log'),
+    nodeArgs: [...(sqlCount ? ['-r', join(__dirname, '..', 'lib', 'sql-count-probe.js')] : []), ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])],
+    env: sqlCount ? { LCDS_SQL_COUNT_FILE: countFile } : {},
+  });
+  /** The service's statement counts so far (by statement text), when BENCH_SQL_COUNT is set. */
+  let times = new Map<string, number>();
+  /** The time (ms, SQLite) each statement took since the dump before. */
+  let lastTimes = new Map<string, number>();
+  const statements = async (): Promise<Map<string, number>> => {
+    if (!sqlCount) return new Map();
+    const before = existsSync(countFile) ? readFileSync(countFile, 'utf8') : '';
+    service.child.kill('SIGUSR2');
+    for (let i = 0; i < 100 && (!existsSync(countFile) || readFileSync(countFile, 'utf8') === before); i++) await new Promise((r) => setTimeout(r, 50));
+    const dump = JSON.parse(readFileSync(countFile, 'utf8')) as { counts: Record<string, number>; times?: Record<string, number> };
+    const timesBefore = times;
+    times = new Map(Object.entries(dump.times ?? {}));
+    lastTimes = new Map([...times].map(([sql, ms]) => [sql, ms - (timesBefore.get(sql) ?? 0)]));
+    return new Map(Object.entries(dump.counts));
+  };
+  const perLaunch: string[] = [];
+  const countPhase = async (name: string, launches: number, from: Map<string, number>): Promise<Map<string, number>> => {
+    const to = await statements();
+    if (!sqlCount) return to;
+    const diff = [...to].map(([sql, c]) => [sql, c - (from.get(sql) ?? 0)] as const).filter(([, c]) => c > 0);
+    const total = diff.reduce((a, [, c]) => a + c, 0);
+    perLaunch.push(`SQL statements per launch, ${name}: ${(total / Math.max(1, launches)).toFixed(2)}`);
+    if (sqlCount === 'verbose') {
+      for (const [sql, c] of diff.sort((a, b) => b[1] - a[1])) {
+        const ms = lastTimes.get(sql);
+        perLaunch.push(`  ${(c / Math.max(1, launches)).toFixed(2)}  ${ms !== undefined ? `${(ms / Math.max(1, launches)).toFixed(3)} ms  ` : ''}${sql}`);
+      }
+    }
+    return to;
+  };
   const auth = basicAuth(service.firstStart.application);
   await importCourse(service, auth, 'course', await singleScoPackage());
   await api(service, auth, 'POST', '/dispatch/destinations', { destinations: [{ id: 'lms', data: { name: 'Bench LMS' } }] });
@@ -92,7 +132,13 @@ async function main(): Promise<void> {
   // Warm-up (JIT, connection pools, statement caches), thrown away: learners of their own.
   await phase('warm-up', service.baseUrl, learners.slice(0, Math.min(100, n)).map((l) => `warm-${l}`), concurrency, token);
   const load0 = loadavg()[0];
-  const results = [await phase('first launch (new registration)', service.baseUrl, learners, concurrency, token), await phase('returning learner (resume)', service.baseUrl, learners, concurrency, token)];
+  let counted = await statements();
+  const results: PhaseResult[] = [];
+  for (const name of ['first launch (new registration)', 'returning learner (resume)']) {
+    const r = await phase(name, service.baseUrl, learners, concurrency, token);
+    results.push(r);
+    counted = await countPhase(name, r.launches, counted);
+  }
   const count = (await api(service, auth, 'GET', '/dispatch/dispatches/d/registrationCount')).body.registrationCount as number;
   await service.stop();
 
@@ -117,10 +163,17 @@ async function main(): Promise<void> {
       (c) => c > 0 && c < 8,
     ),
     `dispatch registrationCount after the run: ${count} (expected ${n + Math.min(100, n)})`,
+    ...perLaunch,
+    ...(profDir ? ['', profileText(profDir)] : []),
   ].join('\n');
   process.stdout.write(`${out}\n`);
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ stack: stack.kind, learners: n, concurrency, results, registrationCount: count, goalsMet }, null, 2));
   if (process.env.BENCH_ASSERT === '1' && !goalsMet) failed = true;
+}
+
+function profileText(dir: string): string {
+  const newest = readNewestProfile(dir);
+  return newest ? `CPU profile ${newest.file}:\n${formatProfileSummary(summarizeProfile(newest.profile), 30)}` : `no CPU profile in ${dir}`;
 }
 
 main()

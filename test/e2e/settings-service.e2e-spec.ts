@@ -112,11 +112,13 @@ describe('SettingsService fallback chain and TagsService', () => {
       expect(viaOptions.settingItems.find((i) => i.id === 'PlayerShowHelp')).toMatchObject({ effectiveValueSource: 'learningStandardForApplication' });
     });
 
-    it('answers effective values in one query, and every default when nothing is named', async () => {
+    it('answers effective values from its cache (a registration-level read only when the application has any), and every default when nothing is named', async () => {
       await settings.set(appId, targets.registration, [{ settingId: 'PlayerDesiredWidth', value: '777' }]);
+      await settings.effective(appId, targets.instance, ['PlayerDesiredWidth']);
       const counter = countQueries(s.app);
       const values = await settings.effective(appId, targets.instance, ['PlayerDesiredWidth', 'PlayerLaunchType', 'ApiRollupRegistrationAuthPassword']);
       counter.stop();
+      // The levels above the registration come from the cache; the registration's own rows are one query.
       expect(counter.count).toBe(1);
       expect(Object.fromEntries(values)).toEqual({ PlayerDesiredWidth: '777', PlayerLaunchType: 'FRAMESET', ApiRollupRegistrationAuthPassword: '' });
       const all = await settings.effective(appId, targets.instance);

@@ -1,11 +1,12 @@
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { LessThan, Repository } from 'typeorm';
+import { DataSource, LessThan, Repository } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
+import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { CoursesService } from '../courses/courses.service';
 import { LaunchLinks } from '../player/launch-links';
 import { launchAuthPolicyOf } from '../player/launch-auth';
@@ -85,6 +86,7 @@ export class DispatchLaunches {
     private readonly keys: KeyRing,
     private readonly state: SystemStateService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   private hashKey: Promise<Buffer> | null = null;
@@ -102,9 +104,12 @@ export class DispatchLaunches {
     const given = Buffer.from(token.slice(dot + 1), 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: 'invalid' };
     if (Math.abs(now / 1000 - claims.t) > LAUNCH_TOKEN_LIFETIME) return { refused: 'expired' };
-    if (!(await this.useNonce(`p.${claims.k}.${claims.r}`, (claims.t + LAUNCH_TOKEN_LIFETIME + 60) * 1000, now))) return { refused: 'replayed' };
     const { firstName, lastName } = splitName(claims.n ?? '');
-    return this.launch(d, claims.l, { firstName, lastName }, claims.o, claims.c, new Date(now));
+    // The nonce, the registration and the player link in one transaction on SQLite: one durable commit, not five.
+    return inOneSqliteTransaction(this.dataSource, async () => {
+      if (!(await this.useNonce(`p.${claims.k}.${claims.r}`, (claims.t + LAUNCH_TOKEN_LIFETIME + 60) * 1000, now))) return { refused: 'replayed' as const };
+      return this.launch(d, claims.l, { firstName, lastName }, claims.o, claims.c, new Date(now));
+    });
   }
 
   /**

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { IsNull, Repository } from 'typeorm';
+import { DataSource, IsNull, Repository } from 'typeorm';
+import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { CoursesService } from '../courses/courses.service';
 import type { LaunchableActivity } from '../courses/packages/package-types';
@@ -61,6 +62,7 @@ export class PlayerLaunchService {
     private readonly settings: SettingsService,
     private readonly launchStatements: LaunchStatements,
     private readonly cmi5Start: PlayerCmi5Start,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   /** Claims a launch link (once) and opens a player session; returns the session token. */
@@ -122,96 +124,101 @@ export class PlayerLaunchService {
     let launchHistoryId: string | null = null;
     const cmi5 = version.learningStandard === 'CMI5';
     let satisfiedFirst: NewlySatisfied[] = [];
-    if (claims.tracking) {
-      launchHistoryId = randomUUID();
-      const resuming = node?.runtime?.exit === 'suspend';
-      let wiped = false;
-      if (engine) {
-        // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
-        const before = node?.attempts ?? 0;
-        if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true, true);
-        applyEngine(inst.activityDetails, engine);
-      } else {
-        if (node && !resuming) {
-          wiped = startNewAttempt(node, resetRuntime, node.attempts, noCredit);
-          node.attempts += 1;
+    // The launch's writes (launch history, instance, session, other sessions, launch statements) in one transaction on
+    // SQLite: one durable commit (an fsync) instead of one per statement or transaction.
+    const activityDetails = inst.activityDetails;
+    return inOneSqliteTransaction(this.dataSource, async () => {
+      if (claims.tracking) {
+        launchHistoryId = randomUUID();
+        const resuming = node?.runtime?.exit === 'suspend';
+        let wiped = false;
+        if (engine) {
+          // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
+          const before = node?.attempts ?? 0;
+          if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true, true);
+          applyEngine(activityDetails, engine);
+        } else {
+          if (node && !resuming) {
+            wiped = startNewAttempt(node, resetRuntime, node.attempts, noCredit);
+            node.attempts += 1;
+          }
+          // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
+          if (cmi5) satisfiedFirst = rollUpCmi5(activityDetails, ausOf(version.package?.launchables ?? []));
+          else if (node) rollUp(activityDetails, rollup);
         }
-        // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
-        if (cmi5) satisfiedFirst = rollUpCmi5(inst.activityDetails, ausOf(version.package?.launchables ?? []));
-        else if (node) rollUp(inst.activityDetails, rollup);
+        const tree = activityDetails;
+        // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
+        // and the launch history's.
+        const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
+        const firstLine = !history?.control ? null : undelivered ? historyLine('launch', 'nothing delivered at start (PlayerAlwaysFlowToFirstSco NO): the learner chooses from the table of contents', now) : launchLine(history, version, reg, launchable, node, engine !== undefined, now);
+        await this.progress.startLaunch(
+          { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
+          { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
+          {
+            activityDetails: activityDetails,
+            firstAccessAt: inst.firstAccessAt ?? now,
+            lastAccessAt: now,
+            updatedAt: now,
+            ...(summary ?? {}),
+            ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
+          },
+        );
       }
-      const tree = inst.activityDetails;
-      // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
-      // and the launch history's.
-      const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
-      const firstLine = !history?.control ? null : undelivered ? historyLine('launch', 'nothing delivered at start (PlayerAlwaysFlowToFirstSco NO): the learner chooses from the table of contents', now) : launchLine(history, version, reg, launchable, node, engine !== undefined, now);
-      await this.progress.startLaunch(
-        { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
-        { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
-        {
-          activityDetails: inst.activityDetails,
-          firstAccessAt: inst.firstAccessAt ?? now,
-          lastAccessAt: now,
-          updatedAt: now,
-          ...(summary ?? {}),
-          ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
-        },
-      );
-    }
-    const passing = passingOf(launchable);
-    const settings: PlayerSessionSettings = {
-      redirectOnExitUrl: claims.redirect || launchSettings.redirectOnExitUrl,
-      tracking: claims.tracking,
-      ...(claims.culture ? { culture: claims.culture } : {}),
-      ...(claims.css ? { cssUrl: claims.css } : {}),
-      ...(issued?.additionalValues ? { additionalValues: issued.additionalValues } : {}),
-      activityId: launchable.id,
-      seqBase: inst.commitSeq,
-      baseSeconds,
-      attemptBaseSeconds: attemptSecondsOf(node),
-      launchBaseSeconds: trackedSeconds(inst.activityDetails.timeTracked),
-      standard: scormVersion,
-      ...(passing !== undefined ? { passing } : {}),
-      rollup,
-      ...(resetRuntime ? { resetRuntime } : {}),
-      ...(noCredit ? { noCredit: true as const } : {}),
-      tracked,
-      client: clientSettingsOf(scormVersion, values, explicit),
-      ui,
-      postbacks: this.postbacks.hasTarget(reg, values),
-      ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
-      ...(resumed ? { resumed } : {}),
-      ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
-      ...(statements && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
-      ...(launchSettings.statements ? {} : { statementsOff: true as const }),
-      exit: launchSettings.exit,
-      ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
-      ...(mediaOf(version) ? { media: launchSettings.media } : {}),
-      ...(history ? { history } : {}),
-      ...(launchSettings.rollupAtScoUnload || !version.learningStandard.startsWith('SCORM') ? {} : { deferRollup: true as const }),
-      ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
-      ...(undelivered ? { undelivered: true as const } : {}),
-    };
-    if (cmi5) {
-      const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
-      settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
-    }
-    const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
-    if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
-    if (statements && !cmi5 && !undelivered) {
-      await this.launchStatements.launched({
-        appId: claims.app,
-        registrationId: claims.reg,
-        instance: claims.inst,
+      const passing = passingOf(launchable);
+      const settings: PlayerSessionSettings = {
+        redirectOnExitUrl: claims.redirect || launchSettings.redirectOnExitUrl,
+        tracking: claims.tracking,
+        ...(claims.culture ? { culture: claims.culture } : {}),
+        ...(claims.css ? { cssUrl: claims.css } : {}),
+        ...(issued?.additionalValues ? { additionalValues: issued.additionalValues } : {}),
         activityId: launchable.id,
+        seqBase: inst.commitSeq,
+        baseSeconds,
+        attemptBaseSeconds: attemptSecondsOf(node),
+        launchBaseSeconds: trackedSeconds(activityDetails.timeTracked),
         standard: scormVersion,
-        sessionId: claims.id,
-        resumed: node?.runtime?.exit === 'suspend',
-        at: now,
-        subject: settings.statements,
-      });
-    }
-    return sessionToken;
+        ...(passing !== undefined ? { passing } : {}),
+        rollup,
+        ...(resetRuntime ? { resetRuntime } : {}),
+        ...(noCredit ? { noCredit: true as const } : {}),
+        tracked,
+        client: clientSettingsOf(scormVersion, values, explicit),
+        ui,
+        postbacks: this.postbacks.hasTarget(reg, values),
+        ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
+        ...(resumed ? { resumed } : {}),
+        ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
+        ...(statements && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
+        ...(launchSettings.statements ? {} : { statementsOff: true as const }),
+        exit: launchSettings.exit,
+        ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
+        ...(mediaOf(version) ? { media: launchSettings.media } : {}),
+        ...(history ? { history } : {}),
+        ...(launchSettings.rollupAtScoUnload || !version.learningStandard.startsWith('SCORM') ? {} : { deferRollup: true as const }),
+        ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
+        ...(undelivered ? { undelivered: true as const } : {}),
+      };
+      if (cmi5) {
+        const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
+        settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
+      }
+      const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
+      if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
+      if (statements && !cmi5 && !undelivered) {
+        await this.launchStatements.launched({
+          appId: claims.app,
+          registrationId: claims.reg,
+          instance: claims.inst,
+          activityId: launchable.id,
+          standard: scormVersion,
+          sessionId: claims.id,
+          resumed: node?.runtime?.exit === 'suspend',
+          at: now,
+          subject: settings.statements,
+        });
+      }
+      return sessionToken;
+    });
   }
 
   /** A preview link opens a session on the course version alone: no registration, no launch history, tracking off. */

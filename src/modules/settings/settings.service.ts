@@ -1,7 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { Brackets, DataSource, In, Repository, SelectQueryBuilder } from 'typeorm';
 import { InvalidInputError } from '../../platform/http/domain-errors';
+import { ClusterEvents } from '../../platform/redis/cluster-events.service';
 import { ApplicationHooks } from '../applications/application-hooks';
 import { SettingValueEntity } from './entities/setting-value.entity';
 import { LEARNING_STANDARDS, LearningStandardName, SettingDefinition, SETTINGS } from './setting-catalogue';
@@ -96,6 +98,30 @@ const LISTED: readonly SettingDefinition[] = SETTINGS.filter((s) => !s.secret).s
 
 const WRITE_CHUNK = 200;
 
+/** ClusterEvents channel: an application's settings were written (message: its id); every node drops its cached values. */
+const INVALIDATE_CHANNEL = 'settings-invalidate';
+/** How long cached values are used at most: bounds the damage of a lost invalidation message (writes drop them at once). */
+const CACHE_TTL_MS = 10_000;
+/** Cached chains per application before its cache is emptied (bounds memory; a miss is one query). */
+const CACHE_MAX_CHAINS = 2_000;
+
+interface StoredRow {
+  level: string;
+  targetId: string;
+  variant: string;
+  settingId: string;
+  value: string;
+}
+
+/** One application's cached rows: what is stored above the registrations, per chain, and whether any registration has values. */
+interface AppSettingsCache {
+  loadedAt: number;
+  shared: Map<string, Promise<StoredRow[]>>;
+  registrationRows?: Promise<boolean>;
+}
+
+const REGISTRATION_LEVELS: readonly string[] = ['registration', 'registrationInstance'];
+
 /**
  * Configuration settings at every level, and their effective values through the fallback chain of the
  * settings catalogue (§A). Values are strings, validated against the catalogue and stored canonical.
@@ -106,10 +132,45 @@ export class SettingsService implements OnModuleInit {
     @InjectRepository(SettingValueEntity) private readonly values: Repository<SettingValueEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly hooks: ApplicationHooks,
+    private readonly events: ClusterEvents,
   ) {}
+
+  /**
+   * The rows stored at the levels above a registration (application, bucket, course, course version) per chain, and
+   * whether the application has any registration-level values: what every launch reads, kept in memory per
+   * application. Every write of an application's settings (set, clear, purges) drops its entry on every node
+   * (ClusterEvents: Redis pub/sub on the production stack; the writing node at once, before the write answers);
+   * CACHE_TTL_MS bounds the damage of a lost message, and a lost subscription drops everything.
+   */
+  private readonly cache = new Map<string, AppSettingsCache>();
 
   onModuleInit(): void {
     this.hooks.registerPurger('settings', (appId) => this.purgeApplication(appId));
+    this.events.on(INVALIDATE_CHANNEL, (message) => {
+      if (message === ClusterEvents.RESET) {
+        this.cache.clear();
+        return;
+      }
+      // `appId write-id`: the writing node hears its message twice (at once, then back from Redis); the echo must not
+      // drop what was cached since from committed rows.
+      const space = message.lastIndexOf(' ');
+      const writeId = message.slice(space + 1);
+      if (this.heard.has(writeId)) {
+        this.heard.delete(writeId);
+        return;
+      }
+      if (this.heard.size >= 1_000) this.heard.clear();
+      this.heard.add(writeId);
+      this.cache.delete(message.slice(0, space));
+    });
+  }
+
+  /** Ids of the invalidation messages heard once (see onModuleInit). */
+  private readonly heard = new Set<string>();
+
+  /** Drops the application's cached values on every node; after the write has committed. */
+  private async invalidate(appId: string): Promise<void> {
+    await this.events.publish(INVALIDATE_CHANNEL, `${appId} ${randomUUID()}`);
   }
 
   /** SettingListSchema for a target: every applicable setting, with where its effective value comes from. */
@@ -167,6 +228,7 @@ export class SettingsService implements OnModuleInit {
         });
       }
     });
+    await this.invalidate(appId);
   }
 
   /** Removes the value stored at exactly this target; the setting inherits again. Not set: nothing to do. */
@@ -176,13 +238,14 @@ export class SettingsService implements OnModuleInit {
     const def = this.requireSetting(settingId, (id) => `no such configuration setting '${id}'`, errors);
     if (!def) throw new InvalidInputError(errors.join('; '));
     await this.values.delete({ appId, level: own.level, targetId: own.targetId, variant: own.variant, settingId: def.id });
+    await this.invalidate(appId);
   }
 
   /** Effective values of some settings (all when none are named) at a target, in one query. */
   async effective(appId: string, target: SettingTarget, settingIds?: readonly string[]): Promise<Map<string, string>> {
     const defs = settingIds ? settingIds.map((id) => findSetting(id) ?? unknownSetting(id)) : SETTINGS;
     const chain = this.chain(target);
-    const found = await this.load(appId, chain, settingIds ? defs.map((d) => d.id) : undefined);
+    const found = await this.cachedLoad(appId, chain, settingIds ? defs.map((d) => d.id) : undefined);
     const result = new Map<string, string>();
     for (const def of defs) {
       const perScope = found.get(def.id);
@@ -208,7 +271,7 @@ export class SettingsService implements OnModuleInit {
   async explicit(appId: string, target: SettingTarget, settingIds: readonly string[]): Promise<Map<string, string>> {
     const defs = settingIds.map((id) => findSetting(id) ?? unknownSetting(id));
     const chain = this.chain(target);
-    const found = await this.load(appId, chain, defs.map((d) => d.id));
+    const found = await this.cachedLoad(appId, chain, defs.map((d) => d.id));
     const result = new Map<string, string>();
     for (const def of defs) {
       const perScope = found.get(def.id);
@@ -223,6 +286,11 @@ export class SettingsService implements OnModuleInit {
    * instances, an application target without a learning standard its buckets too. For deleted resources.
    */
   async purgeTarget(appId: string, target: SettingTarget): Promise<void> {
+    await this.deleteTarget(appId, target);
+    await this.invalidate(appId);
+  }
+
+  private async deleteTarget(appId: string, target: SettingTarget): Promise<void> {
     switch (target.level) {
       case 'application': {
         if (target.learningStandard === undefined && target.singleSco === undefined) {
@@ -250,6 +318,7 @@ export class SettingsService implements OnModuleInit {
 
   async purgeApplication(appId: string): Promise<void> {
     await this.values.delete({ appId });
+    await this.invalidate(appId);
   }
 
   /** Most specific first. Validates the learning-standard pairing of an application target. */
@@ -292,8 +361,54 @@ export class SettingsService implements OnModuleInit {
 
   /** settingId → (index in the chain → value), in one query. */
   private async load(appId: string, chain: Scope[], settingIds?: string[]): Promise<Map<string, Map<number, string>>> {
-    const result = new Map<string, Map<number, string>>();
-    if (settingIds && settingIds.length === 0) return result;
+    if (settingIds && settingIds.length === 0) return new Map();
+    return indexRows(chain, await this.rows(appId, chain, settingIds), settingIds);
+  }
+
+  /**
+   * As load, from the cache: the rows above the registration levels as cached for this chain (one query on a miss,
+   * all settings), and the registration levels' own rows (one query, only when the application has any).
+   */
+  private async cachedLoad(appId: string, chain: Scope[], settingIds?: string[]): Promise<Map<string, Map<number, string>>> {
+    if (settingIds && settingIds.length === 0) return new Map();
+    const now = Date.now();
+    let app = this.cache.get(appId);
+    if (!app || now - app.loadedAt > CACHE_TTL_MS || app.shared.size >= CACHE_MAX_CHAINS) {
+      app = { loadedAt: now, shared: new Map() };
+      this.cache.set(appId, app);
+    }
+    const entry = app;
+    const own = chain.filter((c) => REGISTRATION_LEVELS.includes(c.level));
+    const shared = chain.filter((c) => !REGISTRATION_LEVELS.includes(c.level));
+    const key = shared.map((c) => `${c.level}\u0000${c.targetId}\u0000${c.variant}`).join('\u0001');
+    let sharedRows = entry.shared.get(key);
+    if (!sharedRows) {
+      sharedRows = this.rows(appId, shared);
+      entry.shared.set(key, sharedRows);
+      // A failed read is not kept.
+      sharedRows.catch(() => entry.shared.get(key) === sharedRows && entry.shared.delete(key));
+    }
+    const ownRows = async (): Promise<StoredRow[]> => {
+      if (own.length === 0) return [];
+      if (!entry.registrationRows) {
+        const any = this.values
+          .createQueryBuilder('s')
+          .select('s.settingId')
+          .where('s.appId = :appId AND s.level IN (:...levels)', { appId, levels: REGISTRATION_LEVELS })
+          .limit(1)
+          .getRawOne()
+          .then((row) => row !== undefined);
+        entry.registrationRows = any;
+        any.catch(() => entry.registrationRows === any && delete entry.registrationRows);
+      }
+      return (await entry.registrationRows) ? this.rows(appId, own, settingIds) : [];
+    };
+    const [above, below] = await Promise.all([sharedRows, ownRows()]);
+    return indexRows(chain, [...below, ...above], settingIds);
+  }
+
+  /** The rows stored at the chain's scopes (of some settings, or all), in one query. */
+  private async rows(appId: string, chain: Scope[], settingIds?: string[]): Promise<StoredRow[]> {
     const qb: SelectQueryBuilder<SettingValueEntity> = this.values
       .createQueryBuilder('s')
       .select(['s.level', 's.targetId', 's.variant', 's.settingId', 's.value'])
@@ -310,14 +425,7 @@ export class SettingsService implements OnModuleInit {
         }),
       );
     if (settingIds) qb.andWhere('s.settingId IN (:...settingIds)', { settingIds });
-    for (const row of await qb.getMany()) {
-      const index = chain.findIndex((c) => c.level === row.level && c.targetId === row.targetId && c.variant === row.variant);
-      if (index < 0) continue;
-      let perScope = result.get(row.settingId);
-      if (!perScope) result.set(row.settingId, (perScope = new Map<number, string>()));
-      perScope.set(index, row.value);
-    }
-    return result;
+    return (await qb.getMany()).map((r) => ({ level: r.level, targetId: r.targetId, variant: r.variant, settingId: r.settingId, value: r.value }));
   }
 
   private requireSetting(id: unknown, unknownMessage: (id: string) => string, errors: string[]): SettingDefinition | undefined {
@@ -330,6 +438,21 @@ export class SettingsService implements OnModuleInit {
     errors.push(isEngineOnlySetting(id) ? `setting ${id} cannot be set through the API` : unknownMessage(id));
     return undefined;
   }
+}
+
+/** settingId → (index in the chain → value), of the settings named (all when none are). */
+function indexRows(chain: Scope[], rows: StoredRow[], settingIds?: string[]): Map<string, Map<number, string>> {
+  const wanted = settingIds ? new Set(settingIds) : null;
+  const result = new Map<string, Map<number, string>>();
+  for (const row of rows) {
+    if (wanted && !wanted.has(row.settingId)) continue;
+    const index = chain.findIndex((c) => c.level === row.level && c.targetId === row.targetId && c.variant === row.variant);
+    if (index < 0) continue;
+    let perScope = result.get(row.settingId);
+    if (!perScope) result.set(row.settingId, (perScope = new Map<number, string>()));
+    perScope.set(index, row.value);
+  }
+  return result;
 }
 
 function bucket(standard: LearningStandardName, singleSco: boolean): Scope {

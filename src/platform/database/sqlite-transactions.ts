@@ -34,3 +34,14 @@ export function serializeSqliteTransactions(dataSource: DataSource): void {
   };
   manager.transaction = transaction;
 }
+
+/**
+ * SQLite: runs `work` in one transaction (its own transactions nest as savepoints, and its lone statements run on
+ * the one connection inside it), so that a request's several writes cost one durable commit (with synchronous FULL,
+ * an fsync each) instead of one per statement. `work` must await nothing but the database (another request's lone
+ * statement would otherwise join the transaction). Other drivers: `work` as it is (its statements on the pool).
+ */
+export function inOneSqliteTransaction<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
+  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return work();
+  return dataSource.transaction(() => work());
+}

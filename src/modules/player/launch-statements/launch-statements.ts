@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Min } from 'class-validator';
 import { APP_CONFIG } from '../../../config/config.module';
 import type { AppConfig } from '../../../config/app-config';
+import { GroupCommitter } from '../../../platform/database/group-commit';
 import { defineQueue, JobQueue } from '../../../platform/queue/job-queue';
 import type { CourseVersion } from '../../courses/course-version';
 import type { ActivityState, FlatCmi, ScormVersion } from '../scorm-runtime';
@@ -73,6 +74,13 @@ export interface CommitStatements {
 @Injectable()
 export class LaunchStatements implements OnModuleInit {
   private readonly logger = new Logger(LaunchStatements.name);
+  /**
+   * Launches' statements stored together: the launches that open while one store is under way share the next one
+   * (one transaction, one statement per kind of row for all), as runtime commits do. Each launch still waits for its
+   * own statements to be committed; a batch that fails is stored launch by launch, and a launch whose statements
+   * cannot be stored gets a job, as before.
+   */
+  private readonly group: GroupCommitter<LaunchStatementsPayload>;
 
   constructor(
     private readonly jobs: JobQueue,
@@ -80,7 +88,25 @@ export class LaunchStatements implements OnModuleInit {
     private readonly credentials: XapiCredentialsService,
     private readonly registrations: RegistrationProgress,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.group = new GroupCommitter<LaunchStatementsPayload>(
+      {
+        keyOf: (p) => p.key,
+        writeBatch: async (items) => {
+          const byApp = new Map<string, LaunchStatementsPayload[]>();
+          for (const p of items) byApp.set(p.appId, [...(byApp.get(p.appId) ?? []), p]);
+          for (const [appId, launches] of byApp) {
+            const list: unknown[] = [];
+            for (const p of launches) for (const statement of this.launchList(p, this.subjectContext(p, p.subject!))) list.push(statement as unknown);
+            await this.statements.storeStatements(appId, list, this.authority(appId));
+          }
+          return items.map(() => true);
+        },
+        writeOne: async (p) => (await this.record(p, false), true),
+      },
+      { maxBatch: 32, writers: 1 },
+    );
+  }
 
   onModuleInit(): void {
     this.jobs.register(LAUNCH_STATEMENTS_QUEUE, (payload) => this.record(payload, true));
@@ -105,7 +131,11 @@ export class LaunchStatements implements OnModuleInit {
       ...(p.subject ? { subject: p.subject } : {}),
     };
     try {
-      await this.record(payload, false);
+      // With the session's subject (every launch of this version), in a group with other launches' statements. Not on
+      // SQLite: its writes never overlap (nothing to group), and the launch's own transaction is open around this call
+      // (a group started by another launch would wait for it, and it for the group).
+      if (payload.subject && this.config.database.kind === 'mysql') await this.group.write(payload);
+      else await this.record(payload, false);
     } catch (err) {
       this.logger.warn({ msg: 'launch statements not stored; queued', appId: p.appId, registrationId: p.registrationId, err: err instanceof Error ? err.message : String(err) });
       const jobId = stableUuid('launch-statements', p.appId, p.registrationId, p.instance, p.activityId, 'launch', p.sessionId);
@@ -155,9 +185,13 @@ export class LaunchStatements implements OnModuleInit {
     if (p.kind === 'commit') return { skipped: 'a commit queued by an earlier version' };
     const context = await this.contextOf(p, later);
     if (!context) return { skipped: 'registration or course gone' };
-    const list = launchStatements(context, new Date(p.at), `${activityKey(p)}\nlaunch\n${p.key}`, p.resumed === true);
+    const list = this.launchList(p, context);
     await this.statements.storeStatements(p.appId, list, this.authority(p.appId));
     return { stored: list.length };
+  }
+
+  private launchList(p: LaunchStatementsPayload, context: LaunchContext): Json[] {
+    return launchStatements(context, new Date(p.at), `${activityKey(p)}\nlaunch\n${p.key}`, p.resumed === true);
   }
 
   /**
