@@ -11,7 +11,7 @@
  * is launched), BENCH_SNAPSHOTS (1: heap snapshots; 0: none), BENCH_JSON, BENCH_KEEP, BENCH_ENV_<NAME>.
  * Heap snapshots are written to the kept run directory; compare them in Chrome DevTools (Memory → Comparison).
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { installExitHandlers, runCleanups } from '../lib/children';
@@ -180,7 +180,14 @@ async function main(): Promise<void> {
     const last = afterWarmup[afterWarmup.length - 1];
     const growth = (a: number, b: number) => (b - a) / a;
     const rssGrowth = first && last ? growth(first.rss, last.rss) : NaN;
-    const heapGrowth = first && last ? growth(first.heapUsed, last.heapUsed) : NaN;
+    // Heap used swings with garbage collection (tens of MiB between two samples): the verdict compares what the two
+    // heap snapshots retain (each taken after a full GC), or without snapshots the medians of the first and last minute.
+    const snapshotFiles = snapshots ? readdirSync(runDir).filter((f) => f.endsWith('.heapsnapshot')).sort().map((f) => join(runDir, f)) : [];
+    const retained = snapshotFiles.length >= 2 ? [retainedHeap(snapshotFiles[0]), retainedHeap(snapshotFiles[snapshotFiles.length - 1])] : null;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+    const heapFrom = retained ? retained[0].bytes : median(afterWarmup.slice(0, 6).map((s) => s.heapUsed));
+    const heapTo = retained ? retained[1].bytes : median(afterWarmup.slice(-6).map((s) => s.heapUsed));
+    const heapGrowth = growth(heapFrom, heapTo);
     const flat = rssGrowth < 0.1 && heapGrowth < 0.1;
     process.stdout.write(
       [
@@ -188,8 +195,11 @@ async function main(): Promise<void> {
         failures.size ? `failures: ${[...failures].map(([k, n]) => `${k} ×${n}`).join(', ')}` : 'failures: none',
         `after warm-up (${warmupS} s${snapshots ? ' + 30 s after its heap snapshot' : ''}) to the end: RSS ${fmtBytes(first?.rss ?? NaN)} → ${fmtBytes(last?.rss ?? NaN)} (${(rssGrowth * 100).toFixed(1)} %), heap used ${fmtBytes(first?.heapUsed ?? NaN)} → ${fmtBytes(last?.heapUsed ?? NaN)} (${(heapGrowth * 100).toFixed(1)} %)`,
         `10 s idle after the load: RSS ${fmtBytes(idle.rss)}, heap used ${fmtBytes(idle.heapUsed)}`,
+        retained
+          ? `retained heap (snapshots after warm-up and at the end): ${fmtBytes(retained[0].bytes)} / ${fmtNumber(retained[0].objects)} objects → ${fmtBytes(retained[1].bytes)} / ${fmtNumber(retained[1].objects)} objects (${(heapGrowth * 100).toFixed(1)} %)`
+          : `heap used, median of the first and of the last minute after warm-up: ${fmtBytes(heapFrom)} → ${fmtBytes(heapTo)} (${(heapGrowth * 100).toFixed(1)} %)`,
         `goal: flat RSS and heap after warm-up (< 10 % growth): ${flat ? 'MET' : 'MISS'}`,
-        snapshots ? `heap snapshots (after warm-up, at the end): ${readdirSync(runDir).filter((f) => f.endsWith('.heapsnapshot')).map((f) => join(runDir, f)).join(', ')}` : '',
+        snapshots ? `heap snapshots (after warm-up, at the end): ${snapshotFiles.join(', ')}` : '',
         '',
       ].join('\n'),
     );
@@ -200,6 +210,16 @@ async function main(): Promise<void> {
   } finally {
     await runCleanups();
   }
+}
+
+/** What a heap snapshot retains: the sum of its objects' own sizes, and their number. */
+function retainedHeap(file: string): { bytes: number; objects: number } {
+  const snap = JSON.parse(readFileSync(file, 'utf8')) as { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
+  const width = snap.snapshot.meta.node_fields.length;
+  const self = snap.snapshot.meta.node_fields.indexOf('self_size');
+  let bytes = 0;
+  for (let i = self; i < snap.nodes.length; i += width) bytes += snap.nodes[i];
+  return { bytes, objects: snap.nodes.length / width };
 }
 
 main().catch((err: unknown) => {
