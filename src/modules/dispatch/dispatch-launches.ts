@@ -9,7 +9,6 @@ import { KeyRing } from '../../platform/crypto/keyring';
 import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { CoursesService } from '../courses/courses.service';
 import { LaunchLinks } from '../player/launch-links';
-import { launchAuthPolicyOf } from '../player/launch-auth';
 import { DestinationsService } from './destinations.service';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { SettingsService } from '../settings/settings.service';
@@ -142,7 +141,7 @@ export class DispatchLaunches {
       expirySeconds: 60,
       redirectOnExitUrl,
       ...(cssUrl ? { cssUrl } : {}),
-      launchAuth: launchAuthPolicyOf(destination?.launchAuth),
+      launchAuth: destination?.launchAuth,
     });
     const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
     const body = Buffer.from(JSON.stringify(status)).toString('base64url');

@@ -9,7 +9,7 @@ import { InvalidInputError } from '../../platform/http/domain-errors';
 import { PlayerSessionEntity, type PlayerSessionSettings } from './player-session.entity';
 import { encodeToken, type LaunchClaims } from './player-tokens';
 import { httpUrlProblem } from '../../platform/http/http-url';
-import type { LaunchAuthPolicy } from './launch-auth';
+import { launchAuthPolicyOf, type LaunchAuthBody } from './launch-auth';
 
 /** What a launch link opens: a registration's instance (tracked), or a course version previewed without one. */
 export type LaunchTarget = { kind: 'registration'; registrationId: string; instance: number } | { kind: 'preview'; courseId: string; version: number };
@@ -34,8 +34,8 @@ export interface LaunchLinkRequest extends LaunchOptions {
   appId: string;
   target: LaunchTarget;
   tracking: boolean;
-  /** launchAuth of the link (launch-auth.ts); none: the session URL works anywhere, as before. */
-  launchAuth?: LaunchAuthPolicy | null;
+  /** launchAuth of the link as the API takes it (LaunchAuthSchema; launch-auth.ts); none: the session URL works anywhere, as before. */
+  launchAuth?: LaunchAuthBody | null;
 }
 
 /** Keywords redirectOnExitUrl may carry instead of a URL (the client documentation's list); '' means the configured setting. */
@@ -127,7 +127,8 @@ export class LaunchLinks {
       ...(req.additionalValues?.length ? { additionalValues: req.additionalValues } : {}),
       ...(target.kind === 'preview' ? { preview: { courseId: target.courseId, version: target.version } } : {}),
     };
-    await this.sessions.insert({ id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings, launchAuth: req.launchAuth ? { policy: req.launchAuth } : null, lastSeenAt: null });
+    const policy = launchAuthPolicyOf(req.launchAuth);
+    await this.sessions.insert({ id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings, launchAuth: policy ? { policy } : null, lastSeenAt: null });
     const claims: LaunchClaims = {
       t: 'launch',
       id,

@@ -16,7 +16,6 @@ import { LaunchLinkRequestDto } from '../player/dto/launch-link-request.dto';
 import { CreateRegistrationDto, CreateRegistrationQueryDto, PostBackDto } from './dto/registration.dto';
 import { LaunchHistoryQueryDto, RegistrationIncludeQueryDto, RegistrationInstancesQueryDto, RegistrationListQueryDto } from './dto/registration-query.dto';
 import { activityIdsOf, LaunchLinks, launchOptionsOf } from '../player/launch-links';
-import { launchAuthPolicyOf } from '../player/launch-auth';
 import { RegistrationRestarts } from './registration-restarts';
 import { POSTBACK_REQUEST_SETTING_IDS, postbackOptionsOf, RegistrationPostback } from './registration-postback';
 import { RegistrationsService } from './registrations.service';
@@ -110,7 +109,7 @@ export class RegistrationsController {
       appId: p.appId,
       target: { kind: 'registration', registrationId, instance: inst.instance },
       tracking: body.tracking !== false,
-      launchAuth: launchAuthPolicyOf(body.launchAuth),
+      launchAuth: body.launchAuth,
     });
     return { launchLink };
   }
