@@ -90,6 +90,24 @@ describe('player: launchAuth binds the player session (cookie, address, fingerpr
     expect((await get(bound.page, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(403);
   });
 
+  it('LaunchAuthType: a launchAuth that names no type takes the setting (vault: no cookie); a named type wins over it', async () => {
+    const { id } = await link({});
+    const configured = await fetch(`${s.api}/registrations/${id}/configuration`, {
+      method: 'POST',
+      headers: { authorization: app, 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: [{ settingId: 'LaunchAuthType', value: 'vault' }] }),
+    });
+    expect(configured.status).toBe(204);
+    const untyped = await claim(await regs.link(id, { launchAuth: { options: { expiry: 600 } } }));
+    expect(untyped.setCookie).toBeNull();
+    expect((await get(untyped.page)).status).toBe(200);
+    const typed = await claim(await regs.link(id, { launchAuth: { type: 'cookies' } }));
+    expect(typed.setCookie).toMatch(/^lcds_la_/);
+    expect((await get(typed.page)).status).toBe(403);
+    // Another registration, not configured: the default (cookies).
+    expect((await claim((await link({ launchAuth: { options: { expiry: 600 } } })).link)).setCookie).toMatch(/^lcds_la_/);
+  });
+
   it('ipAddress: requests from another client address (X-Forwarded-For, trusted) are refused, page, commits and content', async () => {
     const { page, setCookie } = await claim((await link({ launchAuth: { options: { ipAddress: true } } })).link, { 'x-forwarded-for': '198.51.100.7, 10.0.0.1' });
     const cookie = setCookie!.split(';')[0];

@@ -6,10 +6,12 @@ import { ZipFile } from 'yazl';
 import { basic, call, startTestServer, TestServer } from './test-server';
 
 /** Debian's chromium with a fresh profile, never a downloaded browser. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/** ignoreHTTPSErrors: accept the self-signed certificate of a test's TLS proxy (test/support/tls-proxy). */
+export async function launchBrowser(options: { ignoreHTTPSErrors?: boolean } = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const userDir = mkdtempSync(join(tmpdir(), 'lcds-chromium-'));
   const context = await chromium.launchPersistentContext(userDir, {
     executablePath: '/usr/bin/chromium',
+    ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

@@ -104,12 +104,19 @@ export class RegistrationsController {
     const current = await this.registrations.requireInstance(p.appId, reg);
     const options = launchOptionsOf(body, () => activityIdsOf(current.activityDetails, (n) => n.id));
     const inst = await this.restarts.instanceToLaunch(p.appId, reg, current);
+    // A launchAuth that names no type takes the LaunchAuthType setting (cookies unless configured vault).
+    let launchAuth = body.launchAuth;
+    if (launchAuth && !launchAuth.type) {
+      const target = await this.registrations.settingTarget(p.appId, registrationId, inst.instance);
+      const type = (await this.settings.effective(p.appId, target, ['LaunchAuthType'])).get('LaunchAuthType')?.toLowerCase() === 'vault' ? 'vault' : 'cookies';
+      launchAuth = { ...launchAuth, type };
+    }
     const launchLink = await this.launchLinks.issue({
       ...options,
       appId: p.appId,
       target: { kind: 'registration', registrationId, instance: inst.instance },
       tracking: body.tracking !== false,
-      launchAuth: body.launchAuth,
+      launchAuth,
     });
     return { launchLink };
   }
