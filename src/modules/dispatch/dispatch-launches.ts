@@ -203,22 +203,21 @@ export class DispatchLaunches {
       .execute();
     if (!taken.affected) return { refused: 'capReached' };
     const registrationId = registrationIdOf(d, learner.key);
-    if (!(await this.registrations.find(d.appId, registrationId))) {
-      await this.registrations
-        .create(d.appId, {
-          registrationId,
-          courseId: d.courseId,
-          learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
-          ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
-        })
-        .catch(async (err: unknown) => {
-          // The same learner launching twice at once: the other launch made it.
-          if (await this.registrations.find(d.appId, registrationId)) return;
-          // Not created (the application's registration limit, …): the place taken above is given back.
-          await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
-          throw err;
-        });
-    }
+    // Created unless it exists (creation checks the id first, before it writes; no read of our own before it).
+    await this.registrations
+      .create(d.appId, {
+        registrationId,
+        courseId: d.courseId,
+        learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
+        ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
+      })
+      .catch(async (err: unknown) => {
+        // The same learner launching twice at once (or a registration whose link row went missing): it exists.
+        if (await this.registrations.find(d.appId, registrationId)) return;
+        // Not created (the application's registration limit, …): the place taken above is given back.
+        await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
+        throw err;
+      });
     await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();
     return { registrationId, instance: 0, totalSeconds: 0 };
   }
