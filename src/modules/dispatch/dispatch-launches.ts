@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -183,7 +184,7 @@ export class DispatchLaunches {
 
   /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
   private async registrationOf(d: DispatchEntity, learner: DispatchLearner, latestVersion: number): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
-    const link = await this.learners.findOneBy({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
+    const link = await leanRead(this.learners, ['appId', 'dispatchId', 'learnerKey']).one({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
     const existing = link ? await this.registrations.find(d.appId, link.registrationId) : null;
     if (existing) {
       const current = await this.registrations.requireInstance(d.appId, existing, existing.latestInstance);

@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -100,7 +101,7 @@ export class PlayerLaunchService {
       if (!known) throw new PlayerError(410, 'This link is no longer valid', 'The registration of this launch link no longer exists.');
       throw new PlayerError(410, 'This link has already been used', 'Each launch link opens the course once. Go back to where you found it and launch the course again.');
     }
-    const row = await this.sessionRows.findOneBy({ id: claims.id });
+    const row = await leanRead(this.sessionRows, ['id']).one({ id: claims.id });
     const launchAuth = row?.launchAuth ?? null;
     const token = await this.open(claims, row?.settings ?? null, now);
     return { token, launchAuth };

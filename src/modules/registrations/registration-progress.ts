@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThan, Repository } from 'typeorm';
@@ -70,7 +71,7 @@ export class RegistrationProgress {
   // ---- reads ------------------------------------------------------------------------------------------------
 
   registration(appId: string, id: string): Promise<RegistrationRecord | null> {
-    return this.registrations.findOneBy({ appId, id });
+    return leanRead(this.registrations, ['appId', 'id']).one({ appId, id });
   }
 
   /** The registration an xAPI registration id (its statements' context.registration) names. */
@@ -83,7 +84,7 @@ export class RegistrationProgress {
   }
 
   instance(where: InstanceKey): Promise<InstanceRecord | null> {
-    return this.instances.findOneBy(where);
+    return leanRead(this.instances, ['appId', 'registrationId', 'instance']).one(where);
   }
 
   /** An instance's activity tree alone (null: no such instance, or no tree). */

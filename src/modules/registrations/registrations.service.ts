@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { httpUrlProblem } from '../../platform/http/http-url';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -488,7 +489,7 @@ export class RegistrationsService {
 
   async requireInstance(appId: string, reg: RegistrationEntity, instance?: number): Promise<RegistrationInstanceEntity> {
     const n = instance ?? reg.latestInstance;
-    const inst = await this.instances.findOneBy({ appId, registrationId: reg.id, instance: n });
+    const inst = await leanRead(this.instances, ['appId', 'registrationId', 'instance']).one({ appId, registrationId: reg.id, instance: n });
     if (!inst) throw new NotFoundError(`Instance of registration '${reg.id}'`, n);
     return inst;
   }
@@ -497,7 +498,7 @@ export class RegistrationsService {
 
   /** A registration, or null (no 404): for callers that pick the id themselves. */
   async find(appId: string, registrationId: string): Promise<RegistrationEntity | null> {
-    return this.registrations.findOneBy({ appId, id: registrationId });
+    return leanRead(this.registrations, ['appId', 'id']).one({ appId, id: registrationId });
   }
 
   /** Deletes registrations with everything they hold (the learner's erasure); ids of another application are ignored. */
