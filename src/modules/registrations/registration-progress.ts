@@ -122,8 +122,9 @@ export class RegistrationProgress {
 
   /** The stored sequencing state of a registration instance (not loaded with the instance: it can be large). */
   async sequencingStateOf(where: InstanceKey): Promise<string | null> {
-    const row = await this.instances.createQueryBuilder('i').select('i.sequencingState', 'state').where(where).getRawOne<{ state: string | null }>();
-    return row?.state ?? null;
+    // A launch's read: SQL text, no query builder.
+    const rows = await this.dataSource.query<Array<{ state: string | null }>>('SELECT sequencing_state AS state FROM registration_instance WHERE app_id = ? AND registration_id = ? AND instance = ?', [where.appId, where.registrationId, where.instance]);
+    return rows[0]?.state ?? null;
   }
 
   /**
