@@ -186,8 +186,9 @@ export class CoursesService {
   }
 
   /** The latest version, or the given one. */
-  async resolveVersion(appId: string, courseId: string, version?: number): Promise<{ course: CourseEntity; version: CourseVersionEntity }> {
-    const course = await this.requireCourse(appId, courseId);
+  /** A course and one of its versions (the latest by default); `known`: the course as the caller read it already. */
+  async resolveVersion(appId: string, courseId: string, version?: number, known?: CourseEntity): Promise<{ course: CourseEntity; version: CourseVersionEntity }> {
+    const course = known ?? (await this.requireCourse(appId, courseId));
     return { course, version: await this.requireVersion(appId, courseId, version ?? course.latestVersion) };
   }
 

@@ -18,6 +18,9 @@ import { DispatchEntity } from './entities/dispatch.entity';
 import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
 
+/** A course row as CoursesService hands it out. */
+type CourseRow = Awaited<ReturnType<CoursesService['requireCourse']>>;
+
 /** How long a package's launch token is good for (seconds either side of LCDS's clock). */
 /** system_state key of the installation's key for hashed learner ids (hashUserInfo). */
 const HASH_KEY_STATE = 'dispatch-learner-hash-key';
@@ -130,7 +133,7 @@ export class DispatchLaunches {
     const course = await this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
     if (!course) return { refused: 'unavailable' };
     const learner = await this.learnerOf(d, learnerId, name);
-    const found = await this.registrationOf(d, learner, course.latestVersion);
+    const found = await this.registrationOf(d, learner, course);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
     // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
@@ -183,12 +186,12 @@ export class DispatchLaunches {
   }
 
   /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
-  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, latestVersion: number): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
+  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, course: CourseRow): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
     const link = await leanRead(this.learners, ['appId', 'dispatchId', 'learnerKey']).one({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
     const existing = link ? await this.registrations.find(d.appId, link.registrationId) : null;
     if (existing) {
       const current = await this.registrations.requireInstance(d.appId, existing, existing.latestInstance);
-      if (d.instanced && latestVersion > current.courseVersion) {
+      if (d.instanced && course.latestVersion > current.courseVersion) {
         await this.registrations.createInstance(d.appId, existing.id);
         return { registrationId: existing.id, instance: existing.latestInstance + 1, totalSeconds: 0 };
       }
@@ -211,7 +214,7 @@ export class DispatchLaunches {
         courseId: d.courseId,
         learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
         ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
-      })
+      }, undefined, { course })
       .catch(async (err: unknown) => {
         // The same learner launching twice at once (or a registration whose link row went missing): it exists.
         if (await this.registrations.find(d.appId, registrationId)) return;
