@@ -1,5 +1,6 @@
 import { DataSource, ObjectLiteral, Repository } from 'typeorm';
-import { leanRead } from '../../src/platform/database/lean-read';
+import { leanRead, leanUpdate } from '../../src/platform/database/lean-read';
+import { PlayerSessionEntity } from '../../src/modules/player/player-session.entity';
 import { fixture, importCourse } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
@@ -45,5 +46,23 @@ describe('LeanRead reads rows as findOneBy does', () => {
     // No row: null, as findOneBy.
     const courses = dataSource.getRepository<ObjectLiteral>('CourseEntity');
     expect(await leanRead(courses, ['appId', 'id']).one({ appId: s.firstStart.application.appId, id: 'nope' })).toBeNull();
+  });
+
+  it('LeanUpdate writes values as update does (dates, JSON), counts the rows, and honours its IS NULL condition', async () => {
+    const sessions = s.app.get(DataSource).getRepository(PlayerSessionEntity);
+    const [open] = await sessions.find({ where: { registrationId: 'lean' }, order: { createdAt: 'DESC' }, take: 1 });
+    const twin = { ...open, id: `${open.id.slice(0, 30)}twin00` };
+    await sessions.insert(twin);
+    const claim = leanUpdate(sessions, ['usedAt'], ['id'], ['usedAt']);
+    const at = new Date('2031-02-03T04:05:06.789Z');
+    const settings = { redirectOnExitUrl: 'message', tracking: true, activityId: 'x', culture: 'fr' };
+    // The same changes through update and through LeanUpdate give the same rows.
+    await sessions.update({ id: open.id }, { usedAt: at, settings, expiresAt: at });
+    expect(await claim.run({ usedAt: at }, { id: twin.id })).toBe(1);
+    expect(await claim.run({ usedAt: new Date() }, { id: twin.id })).toBe(0);
+    expect(await leanUpdate(sessions, ['settings', 'expiresAt'], ['id']).run({ settings, expiresAt: at }, { id: twin.id })).toBe(1);
+    expect(await leanUpdate(sessions, ['settings', 'expiresAt'], ['id']).run({ settings, expiresAt: at }, { id: 'nope' })).toBe(0);
+    expect({ ...(await sessions.findOneByOrFail({ id: twin.id })), id: open.id }).toEqual(await sessions.findOneByOrFail({ id: open.id }));
+    expect((await sessions.findOneByOrFail({ id: twin.id })).usedAt).toEqual(at);
   });
 });

@@ -1,8 +1,8 @@
-import { leanRead } from '../../platform/database/lean-read';
+import { leanRead, leanUpdate } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { CoursesService } from '../courses/courses.service';
@@ -95,8 +95,8 @@ export class PlayerLaunchService {
    */
   private async claim(claims: LaunchClaims): Promise<{ token: string; launchAuth: PlayerSessionEntity['launchAuth'] }> {
     const now = new Date();
-    const claimed = await this.sessionRows.update({ id: claims.id, usedAt: IsNull() }, { usedAt: now });
-    if (!claimed.affected) {
+    const claimed = await leanUpdate(this.sessionRows, ['usedAt'], ['id'], ['usedAt']).run({ usedAt: now }, { id: claims.id });
+    if (!claimed) {
       const known = await this.sessionRows.findOneBy({ id: claims.id });
       if (!known) throw new PlayerError(410, 'This link is no longer valid', 'The registration of this launch link no longer exists.');
       throw new PlayerError(410, 'This link has already been used', 'Each launch link opens the course once. Go back to where you found it and launch the course again.');

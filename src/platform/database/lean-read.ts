@@ -46,12 +46,67 @@ export class LeanRead<E extends ObjectLiteral, K extends keyof E & string> {
 
 const made = new WeakMap<object, Map<string, unknown>>();
 
-/** The LeanRead of a repository by these key columns (made on first use, then kept with the repository). */
+/** What was made for a repository under this name (made on first use, then kept with the repository). */
+function kept<T>(repository: object, name: string, make: () => T): T {
+  let byName = made.get(repository);
+  if (!byName) made.set(repository, (byName = new Map<string, unknown>()));
+  let it = byName.get(name) as T | undefined;
+  if (it === undefined) byName.set(name, (it = make()));
+  return it;
+}
+
+/** The LeanRead of a repository by these key columns (made once, kept). */
 export function leanRead<E extends ObjectLiteral, K extends keyof E & string>(repository: Repository<E>, keys: readonly K[]): LeanRead<E, K> {
-  let byKeys = made.get(repository);
-  if (!byKeys) made.set(repository, (byKeys = new Map<string, unknown>()));
-  const name = keys.join(',');
-  let read = byKeys.get(name);
-  if (!read) byKeys.set(name, (read = new LeanRead(repository, keys)));
-  return read as LeanRead<E, K>;
+  return kept(repository, `read ${keys.join(',')}`, () => new LeanRead(repository, keys));
+}
+
+/**
+ * An UPDATE of some columns of the rows matching key columns (and, `whereNull`, columns that are NULL), as
+ * `repository.update(where, values)` writes it (each value through the driver and the column's transformer), by SQL
+ * text made once: the affected rows. Runs on the data source's own query runner (on SQLite its one connection, so
+ * inside an open transaction), never on a transaction's entity manager: not for work inside `DataSource.transaction`
+ * on MySQL/MariaDB. Entities with update-date or version columns are refused (TypeORM sets those itself).
+ */
+export class LeanUpdate<E extends ObjectLiteral, S extends keyof E & string, K extends keyof E & string> {
+  private readonly sql: string;
+  private readonly setColumns: ColumnMetadata[];
+  private readonly keyColumns: ColumnMetadata[];
+
+  constructor(
+    private readonly repository: Repository<E>,
+    set: readonly S[],
+    keys: readonly K[],
+    whereNull: ReadonlyArray<keyof E & string> = [],
+  ) {
+    const meta = repository.metadata;
+    if (meta.updateDateColumn || meta.versionColumn) throw new Error(`LeanUpdate: ${meta.name} has update-date or version columns`);
+    const driver = repository.manager.connection.driver;
+    const esc = (name: string) => driver.escape(name);
+    const column = (k: string) => {
+      const c = meta.findColumnWithPropertyName(k);
+      if (!c) throw new Error(`LeanUpdate: ${meta.name} has no column ${k}`);
+      return c;
+    };
+    this.setColumns = set.map(column);
+    this.keyColumns = keys.map(column);
+    const conditions = [...this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`), ...whereNull.map((k) => `${esc(column(k).databaseName)} IS NULL`)];
+    const table = meta.tablePath.split('.').map(esc).join('.');
+    this.sql = `UPDATE ${table} SET ${this.setColumns.map((c) => `${esc(c.databaseName)} = ?`).join(', ')} WHERE ${conditions.join(' AND ')}`;
+  }
+
+  async run(values: Pick<E, S>, where: Pick<E, K>): Promise<number> {
+    const connection = this.repository.manager.connection;
+    const params = [...this.setColumns.map((c) => connection.driver.preparePersistentValue(values[c.propertyName as S], c) as unknown), ...this.keyColumns.map((c) => where[c.propertyName as K] as unknown)];
+    const runner = connection.createQueryRunner();
+    try {
+      return (await runner.query(this.sql, params, true)).affected ?? 0;
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+/** The LeanUpdate of a repository setting these columns of the rows with these keys (made once, kept). */
+export function leanUpdate<E extends ObjectLiteral, S extends keyof E & string, K extends keyof E & string>(repository: Repository<E>, set: readonly S[], keys: readonly K[], whereNull: ReadonlyArray<keyof E & string> = []): LeanUpdate<E, S, K> {
+  return kept(repository, `update ${set.join(',')} where ${keys.join(',')} null ${whereNull.join(',')}`, () => new LeanUpdate(repository, set, keys, whereNull));
 }
