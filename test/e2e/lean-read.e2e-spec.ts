@@ -1,5 +1,6 @@
 import { DataSource, ObjectLiteral, Repository } from 'typeorm';
-import { leanRead, leanUpdate } from '../../src/platform/database/lean-read';
+import { leanInsert, leanRead, leanUpdate } from '../../src/platform/database/lean-read';
+import { DispatchNonceEntity } from '../../src/modules/dispatch/entities/dispatch-nonce.entity';
 import { PlayerSessionEntity } from '../../src/modules/player/player-session.entity';
 import { fixture, importCourse } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
@@ -64,5 +65,14 @@ describe('LeanRead reads rows as findOneBy does', () => {
     expect(await leanUpdate(sessions, ['settings', 'expiresAt'], ['id']).run({ settings, expiresAt: at }, { id: 'nope' })).toBe(0);
     expect({ ...(await sessions.findOneByOrFail({ id: twin.id })), id: open.id }).toEqual(await sessions.findOneByOrFail({ id: open.id }));
     expect((await sessions.findOneByOrFail({ id: twin.id })).usedAt).toEqual(at);
+  });
+
+  it('LeanInsert writes a row as insert does; a duplicate key fails', async () => {
+    const nonces = s.app.get(DataSource).getRepository(DispatchNonceEntity);
+    const at = new Date('2031-02-03T04:05:06.789Z');
+    await nonces.insert({ nonce: 'by-insert', expiresAt: at });
+    await leanInsert(nonces, ['nonce', 'expiresAt']).run({ nonce: 'by-lean-insert', expiresAt: at });
+    expect(await nonces.findOneByOrFail({ nonce: 'by-lean-insert' })).toEqual({ ...(await nonces.findOneByOrFail({ nonce: 'by-insert' })), nonce: 'by-lean-insert' });
+    await expect(leanInsert(nonces, ['nonce', 'expiresAt']).run({ nonce: 'by-insert', expiresAt: at })).rejects.toThrow();
   });
 });

@@ -1,4 +1,4 @@
-import { leanRead } from '../../platform/database/lean-read';
+import { affectedBy, leanInsert, leanRead } from '../../platform/database/lean-read';
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -199,13 +199,8 @@ export class DispatchLaunches {
     }
     if (!d.allowNewRegistrations) return { refused: 'noNew' };
     // The cap is checked and the count taken in one statement: two learners racing for the last place cannot both win.
-    const taken = await this.dispatchRows
-      .createQueryBuilder()
-      .update(DispatchEntity)
-      .set({ registrationCount: () => 'registration_count + 1' })
-      .where('app_id = :appId AND id = :id AND (registration_cap = 0 OR registration_count < registration_cap)', { appId: d.appId, id: d.id })
-      .execute();
-    if (!taken.affected) return { refused: 'capReached' };
+    const taken = await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count + 1 WHERE app_id = ? AND id = ? AND (registration_cap = 0 OR registration_count < registration_cap)', [d.appId, d.id]);
+    if (!taken) return { refused: 'capReached' };
     const registrationId = registrationIdOf(d, learner.key);
     // Created unless it exists (creation checks the id first, before it writes; no read of our own before it).
     await this.registrations
@@ -234,7 +229,7 @@ export class DispatchLaunches {
     }
     const key = nonce.length > 191 ? createHash('sha256').update(nonce).digest('base64url') : nonce;
     try {
-      await this.nonces.insert({ nonce: key, expiresAt: new Date(expiresAt) });
+      await leanInsert(this.nonces, ['nonce', 'expiresAt']).run({ nonce: key, expiresAt: new Date(expiresAt) });
       return true;
     } catch (err) {
       if (await this.nonces.existsBy({ nonce: key })) return false;

@@ -1,4 +1,4 @@
-import type { ObjectLiteral, Repository } from 'typeorm';
+import type { DataSource, ObjectLiteral, Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
 /**
@@ -97,16 +97,55 @@ export class LeanUpdate<E extends ObjectLiteral, S extends keyof E & string, K e
   async run(values: Pick<E, S>, where: Pick<E, K>): Promise<number> {
     const connection = this.repository.manager.connection;
     const params = [...this.setColumns.map((c) => connection.driver.preparePersistentValue(values[c.propertyName as S], c) as unknown), ...this.keyColumns.map((c) => where[c.propertyName as K] as unknown)];
-    const runner = connection.createQueryRunner();
-    try {
-      return (await runner.query(this.sql, params, true)).affected ?? 0;
-    } finally {
-      await runner.release();
-    }
+    return affectedBy(connection, this.sql, params);
+  }
+}
+
+/**
+ * Runs a statement by SQL text (`?` placeholders) on the data source's own query runner, as LeanUpdate does (not for
+ * work inside `DataSource.transaction` on MySQL/MariaDB): the rows it changed.
+ */
+export async function affectedBy(connection: DataSource, sql: string, params: unknown[]): Promise<number> {
+  const runner = connection.createQueryRunner();
+  try {
+    return (await runner.query(sql, params, true)).affected ?? 0;
+  } finally {
+    await runner.release();
+  }
+}
+
+/** An INSERT of one row's columns, as `repository.insert(row)` writes them, by SQL text made once (not read back). */
+export class LeanInsert<E extends ObjectLiteral, C extends keyof E & string> {
+  private readonly sql: string;
+  private readonly columns: ColumnMetadata[];
+
+  constructor(
+    private readonly repository: Repository<E>,
+    columns: readonly C[],
+  ) {
+    const meta = repository.metadata;
+    const esc = (name: string) => repository.manager.connection.driver.escape(name);
+    this.columns = columns.map((k) => {
+      const c = meta.findColumnWithPropertyName(k);
+      if (!c) throw new Error(`LeanInsert: ${meta.name} has no column ${k}`);
+      return c;
+    });
+    const table = meta.tablePath.split('.').map(esc).join('.');
+    this.sql = `INSERT INTO ${table} (${this.columns.map((c) => esc(c.databaseName)).join(', ')}) VALUES (${this.columns.map(() => '?').join(', ')})`;
+  }
+
+  async run(row: Pick<E, C>): Promise<void> {
+    const connection = this.repository.manager.connection;
+    await affectedBy(connection, this.sql, this.columns.map((c) => connection.driver.preparePersistentValue(row[c.propertyName as C], c) as unknown));
   }
 }
 
 /** The LeanUpdate of a repository setting these columns of the rows with these keys (made once, kept). */
 export function leanUpdate<E extends ObjectLiteral, S extends keyof E & string, K extends keyof E & string>(repository: Repository<E>, set: readonly S[], keys: readonly K[], whereNull: ReadonlyArray<keyof E & string> = []): LeanUpdate<E, S, K> {
   return kept(repository, `update ${set.join(',')} where ${keys.join(',')} null ${whereNull.join(',')}`, () => new LeanUpdate(repository, set, keys, whereNull));
+}
+
+/** The LeanInsert of a repository writing these columns (made once, kept). */
+export function leanInsert<E extends ObjectLiteral, C extends keyof E & string>(repository: Repository<E>, columns: readonly C[]): LeanInsert<E, C> {
+  return kept(repository, `insert ${columns.join(',')}`, () => new LeanInsert(repository, columns));
 }
