@@ -1,5 +1,6 @@
 import { getRepositoryToken } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { RegistrationInstanceEntity } from '../../src/modules/registrations/entities/registration-instance.entity';
 import { PlayerSessionEntity } from '../../src/modules/player/player-session.entity';
 import { PlayerSessionReaper, REAP_BATCH } from '../../src/modules/player/player-session-reaper';
 import { fixture, importCourse } from '../support/courses';
@@ -52,6 +53,27 @@ describe('course preview links and the reaping of expired player sessions', () =
     // Another application's course looks like no course.
     expect((await preview('golf/preview', {}, other)).status).toBe(404);
     expect((await call(`${s.api}/courses/golf/preview`, { method: 'POST', json: {} })).status).toBe(401);
+  });
+
+  it("a registration's launch link opens one session, however many requests claim it at once; a refused launch uses it up too", async () => {
+    expect((await call(`${s.api}/registrations`, { method: 'POST', auth: app, json: { registrationId: 'claim-once', courseId: 'golf', learner: { id: 'l-claim' } } })).status).toBe(204);
+    const link = await call(`${s.api}/registrations/claim-once/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+    const claims = await Promise.all(Array.from({ length: 6 }, () => fetch(link.body.launchLink, { redirect: 'manual' })));
+    expect(claims.map((r) => r.status).sort()).toEqual([303, 410, 410, 410, 410, 410]);
+    const refused = claims.find((r) => r.status === 410)!;
+    expect(await refused.text()).toMatch(/already been used/);
+    const sessions = s.app.get<Repository<PlayerSessionEntity>>(getRepositoryToken(PlayerSessionEntity));
+    const history = await call(`${s.api}/registrations/claim-once/launchHistory`, { auth: app });
+    expect(history.body.launchHistory).toHaveLength(1);
+
+    // The registration's instance is gone when its link is claimed: 410, and the link stays used (the claim committed).
+    const late = await call(`${s.api}/registrations/claim-once/launchLink`, { method: 'POST', auth: app, json: { redirectOnExitUrl: 'message' } });
+    const lateId = JSON.parse(Buffer.from(late.body.launchLink.split('/').pop().split('.')[0], 'base64url').toString()).id as string;
+    await s.app.get(DataSource).getRepository(RegistrationInstanceEntity).delete({ registrationId: 'claim-once' });
+    const gone = await fetch(late.body.launchLink, { redirect: 'manual' });
+    expect(gone.status).toBe(410);
+    expect(await gone.text()).toMatch(/no longer available/);
+    expect((await sessions.findOneByOrFail({ id: lateId })).usedAt).not.toBeNull();
   });
 
   it('a preview session accepts commits and records nothing', async () => {

@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
@@ -154,7 +155,7 @@ export class ApplicationsService {
   }
 
   private async require(appId: string): Promise<ApplicationEntity> {
-    const app = await this.apps.findOneBy({ id: appId });
+    const app = await leanRead(this.apps, ['id']).one({ id: appId });
     if (!app) throw new NotFoundError('Application', appId);
     return app;
   }

@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { CourseDeleted, EventBus } from '../../platform/events';
@@ -161,14 +162,14 @@ export class CoursesService {
   }
 
   async requireCourse(appId: string, courseId: string): Promise<CourseEntity> {
-    const course = await this.courses.findOneBy({ appId, id: courseId });
+    const course = await leanRead(this.courses, ['appId', 'id']).one({ appId, id: courseId });
     if (!course) throw new NotFoundError('Course', courseId);
     return course;
   }
 
   /** A course version, or null when it does not exist (the player's launches and sessions: no 404 of their own). */
   async findVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity | null> {
-    return this.versions.findOneBy({ appId, courseId, version });
+    return leanRead(this.versions, ['appId', 'courseId', 'version']).one({ appId, courseId, version });
   }
 
   /** The titles of course versions, by `${courseId}\n${version}` (a version that does not exist is left out). */
@@ -179,14 +180,15 @@ export class CoursesService {
   }
 
   async requireVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity> {
-    const row = await this.versions.findOneBy({ appId, courseId, version });
+    const row = await leanRead(this.versions, ['appId', 'courseId', 'version']).one({ appId, courseId, version });
     if (!row) throw new NotFoundError(`Version of course '${courseId}'`, version);
     return row;
   }
 
   /** The latest version, or the given one. */
-  async resolveVersion(appId: string, courseId: string, version?: number): Promise<{ course: CourseEntity; version: CourseVersionEntity }> {
-    const course = await this.requireCourse(appId, courseId);
+  /** A course and one of its versions (the latest by default); `known`: the course as the caller read it already. */
+  async resolveVersion(appId: string, courseId: string, version?: number, known?: CourseEntity): Promise<{ course: CourseEntity; version: CourseVersionEntity }> {
+    const course = known ?? (await this.requireCourse(appId, courseId));
     return { course, version: await this.requireVersion(appId, courseId, version ?? course.latestVersion) };
   }
 

@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
@@ -83,7 +84,7 @@ export class DestinationsService {
   }
 
   async require(appId: string, id: string): Promise<DestinationEntity> {
-    const row = await this.destinations.findOneBy({ appId, id });
+    const row = await leanRead(this.destinations, ['appId', 'id']).one({ appId, id });
     if (!row) throw new NotFoundError('Destination', id);
     return row;
   }

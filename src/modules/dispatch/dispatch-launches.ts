@@ -1,3 +1,4 @@
+import { affectedBy, leanInsert, leanRead } from '../../platform/database/lean-read';
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -16,6 +17,9 @@ import { DispatchesService } from './dispatches.service';
 import { DispatchEntity } from './entities/dispatch.entity';
 import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
+
+/** A course row as CoursesService hands it out. */
+type CourseRow = Awaited<ReturnType<CoursesService['requireCourse']>>;
 
 /** How long a package's launch token is good for (seconds either side of LCDS's clock). */
 /** system_state key of the installation's key for hashed learner ids (hashUserInfo). */
@@ -129,7 +133,7 @@ export class DispatchLaunches {
     const course = await this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
     if (!course) return { refused: 'unavailable' };
     const learner = await this.learnerOf(d, learnerId, name);
-    const found = await this.registrationOf(d, learner, course.latestVersion);
+    const found = await this.registrationOf(d, learner, course);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
     // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
@@ -182,12 +186,12 @@ export class DispatchLaunches {
   }
 
   /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
-  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, latestVersion: number): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
-    const link = await this.learners.findOneBy({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
+  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, course: CourseRow): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
+    const link = await leanRead(this.learners, ['appId', 'dispatchId', 'learnerKey']).one({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
     const existing = link ? await this.registrations.find(d.appId, link.registrationId) : null;
     if (existing) {
       const current = await this.registrations.requireInstance(d.appId, existing, existing.latestInstance);
-      if (d.instanced && latestVersion > current.courseVersion) {
+      if (d.instanced && course.latestVersion > current.courseVersion) {
         await this.registrations.createInstance(d.appId, existing.id);
         return { registrationId: existing.id, instance: existing.latestInstance + 1, totalSeconds: 0 };
       }
@@ -195,30 +199,24 @@ export class DispatchLaunches {
     }
     if (!d.allowNewRegistrations) return { refused: 'noNew' };
     // The cap is checked and the count taken in one statement: two learners racing for the last place cannot both win.
-    const taken = await this.dispatchRows
-      .createQueryBuilder()
-      .update(DispatchEntity)
-      .set({ registrationCount: () => 'registration_count + 1' })
-      .where('app_id = :appId AND id = :id AND (registration_cap = 0 OR registration_count < registration_cap)', { appId: d.appId, id: d.id })
-      .execute();
-    if (!taken.affected) return { refused: 'capReached' };
+    const taken = await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count + 1 WHERE app_id = ? AND id = ? AND (registration_cap = 0 OR registration_count < registration_cap)', [d.appId, d.id]);
+    if (!taken) return { refused: 'capReached' };
     const registrationId = registrationIdOf(d, learner.key);
-    if (!(await this.registrations.find(d.appId, registrationId))) {
-      await this.registrations
-        .create(d.appId, {
-          registrationId,
-          courseId: d.courseId,
-          learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
-          ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
-        })
-        .catch(async (err: unknown) => {
-          // The same learner launching twice at once: the other launch made it.
-          if (await this.registrations.find(d.appId, registrationId)) return;
-          // Not created (the application's registration limit, …): the place taken above is given back.
-          await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
-          throw err;
-        });
-    }
+    // Created unless it exists (creation checks the id first, before it writes; no read of our own before it).
+    await this.registrations
+      .create(d.appId, {
+        registrationId,
+        courseId: d.courseId,
+        learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
+        ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
+      }, undefined, { course })
+      .catch(async (err: unknown) => {
+        // The same learner launching twice at once (or a registration whose link row went missing): it exists.
+        if (await this.registrations.find(d.appId, registrationId)) return;
+        // Not created (the application's registration limit, …): the place taken above is given back.
+        await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
+        throw err;
+      });
     await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();
     return { registrationId, instance: 0, totalSeconds: 0 };
   }
@@ -231,7 +229,7 @@ export class DispatchLaunches {
     }
     const key = nonce.length > 191 ? createHash('sha256').update(nonce).digest('base64url') : nonce;
     try {
-      await this.nonces.insert({ nonce: key, expiresAt: new Date(expiresAt) });
+      await leanInsert(this.nonces, ['nonce', 'expiresAt']).run({ nonce: key, expiresAt: new Date(expiresAt) });
       return true;
     } catch (err) {
       if (await this.nonces.existsBy({ nonce: key })) return false;

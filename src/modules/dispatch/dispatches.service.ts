@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
@@ -168,7 +169,7 @@ export class DispatchesService implements OnApplicationBootstrap {
 
   async byPackageKey(key: string): Promise<DispatchEntity | null> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return null;
-    return this.dispatches.findOneBy({ packageKey: key });
+    return leanRead(this.dispatches, ['packageKey']).one({ packageKey: key });
   }
 
   async get(appId: string, id: string): Promise<DispatchView> {

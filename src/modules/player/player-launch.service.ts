@@ -1,7 +1,8 @@
+import { leanRead, leanUpdate } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, IsNull, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { CoursesService } from '../courses/courses.service';
@@ -65,19 +66,48 @@ export class PlayerLaunchService {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  /** Claims a launch link (once) and opens a player session; returns the session token. */
-  async launch(token: string): Promise<string> {
+  /**
+   * Claims a launch link (once) and opens a player session; returns the session token and the launchAuth the link
+   * was issued with (null: none, nothing to bind). On SQLite the claim, the reads and the launch's writes run in one
+   * transaction: one durable commit (an fsync) for the player link, not two. A refusal after the claim (a time limit,
+   * a course gone) commits too: the link stays used, as when the claim was a statement of its own.
+   */
+  async launch(token: string): Promise<{ token: string; launchAuth: PlayerSessionEntity['launchAuth'] }> {
     const claims = decodeToken<LaunchClaims>(this.keys, token, 'launch');
     if (claims === 'malformed') throw new PlayerError(400, 'This link is not valid', 'The launch link is damaged or incomplete. Ask for a new link to start the course.');
     if (claims === 'expired') throw new PlayerError(410, 'This link has expired', 'The launch link has expired. Go back to where you found it and launch the course again.');
+    const out = await inOneSqliteTransaction(this.dataSource, async () => {
+      try {
+        return await this.claim(claims);
+      } catch (err) {
+        if (err instanceof PlayerError) return { refused: err };
+        throw err;
+      }
+    });
+    if ('refused' in out) throw out.refused;
+    return out;
+  }
+
+  /**
+   * The claim (the link's row marked used, once: on MariaDB/MySQL too, the UPDATE … WHERE used_at IS NULL decides
+   * between two claims at once) and the session it opens. Awaits nothing but the database (it may run in one SQLite
+   * transaction).
+   */
+  private async claim(claims: LaunchClaims): Promise<{ token: string; launchAuth: PlayerSessionEntity['launchAuth'] }> {
     const now = new Date();
-    const claimed = await this.sessionRows.update({ id: claims.id, usedAt: IsNull() }, { usedAt: now });
-    if (!claimed.affected) {
+    const claimed = await leanUpdate(this.sessionRows, ['usedAt'], ['id'], ['usedAt']).run({ usedAt: now }, { id: claims.id });
+    if (!claimed) {
       const known = await this.sessionRows.findOneBy({ id: claims.id });
       if (!known) throw new PlayerError(410, 'This link is no longer valid', 'The registration of this launch link no longer exists.');
       throw new PlayerError(410, 'This link has already been used', 'Each launch link opens the course once. Go back to where you found it and launch the course again.');
     }
-    const issued = (await this.sessionRows.findOneBy({ id: claims.id }))?.settings ?? null;
+    const row = await leanRead(this.sessionRows, ['id']).one({ id: claims.id });
+    const launchAuth = row?.launchAuth ?? null;
+    const token = await this.open(claims, row?.settings ?? null, now);
+    return { token, launchAuth };
+  }
+
+  private async open(claims: LaunchClaims, issued: PlayerSessionSettings | null, now: Date): Promise<string> {
     if (issued?.preview) return this.launchPreview(claims, issued, issued.preview);
     const reg = await this.progress.registration(claims.app, claims.reg);
     const inst = reg ? await this.progress.instance({ appId: claims.app, registrationId: claims.reg, instance: claims.inst }) : null;
@@ -124,101 +154,99 @@ export class PlayerLaunchService {
     let launchHistoryId: string | null = null;
     const cmi5 = version.learningStandard === 'CMI5';
     let satisfiedFirst: NewlySatisfied[] = [];
-    // The launch's writes (launch history, instance, session, other sessions, launch statements) in one transaction on
-    // SQLite: one durable commit (an fsync) instead of one per statement or transaction.
+    // The launch's writes (launch history, instance, session, other sessions, launch statements): on SQLite in the
+    // claim's transaction (launch above).
     const activityDetails = inst.activityDetails;
-    return inOneSqliteTransaction(this.dataSource, async () => {
-      if (claims.tracking) {
-        launchHistoryId = randomUUID();
-        const resuming = node?.runtime?.exit === 'suspend';
-        let wiped = false;
-        if (engine) {
-          // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
-          const before = node?.attempts ?? 0;
-          if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true, true);
-          applyEngine(activityDetails, engine);
-        } else {
-          if (node && !resuming) {
-            wiped = startNewAttempt(node, resetRuntime, node.attempts, noCredit);
-            node.attempts += 1;
-          }
-          // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
-          if (cmi5) satisfiedFirst = rollUpCmi5(activityDetails, ausOf(version.package?.launchables ?? []));
-          else if (node) rollUp(activityDetails, rollup);
+    if (claims.tracking) {
+      launchHistoryId = randomUUID();
+      const resuming = node?.runtime?.exit === 'suspend';
+      let wiped = false;
+      if (engine) {
+        // A delivery that began a new attempt (the engine's count moved on from the tree's) starts on fresh data.
+        const before = node?.attempts ?? 0;
+        if (node && engine.status(launchable.id).attempts > before) startNewAttempt(node, resetRuntime, before, true, true);
+        applyEngine(activityDetails, engine);
+      } else {
+        if (node && !resuming) {
+          wiped = startNewAttempt(node, resetRuntime, node.attempts, noCredit);
+          node.attempts += 1;
         }
-        const tree = activityDetails;
-        // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
-        // and the launch history's.
-        const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
-        const firstLine = !history?.control ? null : undelivered ? historyLine('launch', 'nothing delivered at start (PlayerAlwaysFlowToFirstSco NO): the learner chooses from the table of contents', now) : launchLine(history, version, reg, launchable, node, engine !== undefined, now);
-        await this.progress.startLaunch(
-          { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
-          { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
-          {
-            activityDetails: activityDetails,
-            firstAccessAt: inst.firstAccessAt ?? now,
-            lastAccessAt: now,
-            updatedAt: now,
-            ...(summary ?? {}),
-            ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
-          },
-        );
+        // cmi5: the launch itself may satisfy AUs (moveOn NotApplicable), and with them blocks and the course.
+        if (cmi5) satisfiedFirst = rollUpCmi5(activityDetails, ausOf(version.package?.launchables ?? []));
+        else if (node) rollUp(activityDetails, rollup);
       }
-      const passing = passingOf(launchable);
-      const settings: PlayerSessionSettings = {
-        redirectOnExitUrl: claims.redirect || launchSettings.redirectOnExitUrl,
-        tracking: claims.tracking,
-        ...(claims.culture ? { culture: claims.culture } : {}),
-        ...(claims.css ? { cssUrl: claims.css } : {}),
-        ...(issued?.additionalValues ? { additionalValues: issued.additionalValues } : {}),
+      const tree = activityDetails;
+      // The summary as the launch leaves it (the engine's delivery, a new attempt's wiped score): the registration's
+      // and the launch history's.
+      const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
+      const firstLine = !history?.control ? null : undelivered ? historyLine('launch', 'nothing delivered at start (PlayerAlwaysFlowToFirstSco NO): the learner chooses from the table of contents', now) : launchLine(history, version, reg, launchable, node, engine !== undefined, now);
+      await this.progress.startLaunch(
+        { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
+        { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
+        {
+          activityDetails: activityDetails,
+          firstAccessAt: inst.firstAccessAt ?? now,
+          lastAccessAt: now,
+          updatedAt: now,
+          ...(summary ?? {}),
+          ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
+        },
+      );
+    }
+    const passing = passingOf(launchable);
+    const settings: PlayerSessionSettings = {
+      redirectOnExitUrl: claims.redirect || launchSettings.redirectOnExitUrl,
+      tracking: claims.tracking,
+      ...(claims.culture ? { culture: claims.culture } : {}),
+      ...(claims.css ? { cssUrl: claims.css } : {}),
+      ...(issued?.additionalValues ? { additionalValues: issued.additionalValues } : {}),
+      activityId: launchable.id,
+      seqBase: inst.commitSeq,
+      baseSeconds,
+      attemptBaseSeconds: attemptSecondsOf(node),
+      launchBaseSeconds: trackedSeconds(activityDetails.timeTracked),
+      standard: scormVersion,
+      ...(passing !== undefined ? { passing } : {}),
+      rollup,
+      ...(resetRuntime ? { resetRuntime } : {}),
+      ...(noCredit ? { noCredit: true as const } : {}),
+      tracked,
+      client: clientSettingsOf(scormVersion, values, explicit),
+      ui,
+      postbacks: this.postbacks.hasTarget(reg, values),
+      ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
+      ...(resumed ? { resumed } : {}),
+      ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
+      ...(statements && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
+      ...(launchSettings.statements ? {} : { statementsOff: true as const }),
+      exit: launchSettings.exit,
+      ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
+      ...(mediaOf(version) ? { media: launchSettings.media } : {}),
+      ...(history ? { history } : {}),
+      ...(launchSettings.rollupAtScoUnload || !version.learningStandard.startsWith('SCORM') ? {} : { deferRollup: true as const }),
+      ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
+      ...(undelivered ? { undelivered: true as const } : {}),
+    };
+    if (cmi5) {
+      const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
+      settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
+    }
+    const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
+    if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
+    if (statements && !cmi5 && !undelivered) {
+      await this.launchStatements.launched({
+        appId: claims.app,
+        registrationId: claims.reg,
+        instance: claims.inst,
         activityId: launchable.id,
-        seqBase: inst.commitSeq,
-        baseSeconds,
-        attemptBaseSeconds: attemptSecondsOf(node),
-        launchBaseSeconds: trackedSeconds(activityDetails.timeTracked),
         standard: scormVersion,
-        ...(passing !== undefined ? { passing } : {}),
-        rollup,
-        ...(resetRuntime ? { resetRuntime } : {}),
-        ...(noCredit ? { noCredit: true as const } : {}),
-        tracked,
-        client: clientSettingsOf(scormVersion, values, explicit),
-        ui,
-        postbacks: this.postbacks.hasTarget(reg, values),
-        ...(engine ? { sequenced: true, seqKey: version.contentPrefix } : {}),
-        ...(resumed ? { resumed } : {}),
-        ...(engine && !claims.tracking ? { seqState: serializeEngine(engine) } : {}),
-        ...(statements && !cmi5 ? { statements: statementSubjectOf(reg, version, launchable) } : {}),
-        ...(launchSettings.statements ? {} : { statementsOff: true as const }),
-        exit: launchSettings.exit,
-        ...(launchSettings.postbacksDuringSession ? {} : { postbacksAtExit: true as const }),
-        ...(mediaOf(version) ? { media: launchSettings.media } : {}),
-        ...(history ? { history } : {}),
-        ...(launchSettings.rollupAtScoUnload || !version.learningStandard.startsWith('SCORM') ? {} : { deferRollup: true as const }),
-        ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
-        ...(undelivered ? { undelivered: true as const } : {}),
-      };
-      if (cmi5) {
-        const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
-        settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
-      }
-      const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
-      if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
-      if (statements && !cmi5 && !undelivered) {
-        await this.launchStatements.launched({
-          appId: claims.app,
-          registrationId: claims.reg,
-          instance: claims.inst,
-          activityId: launchable.id,
-          standard: scormVersion,
-          sessionId: claims.id,
-          resumed: node?.runtime?.exit === 'suspend',
-          at: now,
-          subject: settings.statements,
-        });
-      }
-      return sessionToken;
-    });
+        sessionId: claims.id,
+        resumed: node?.runtime?.exit === 'suspend',
+        at: now,
+        subject: settings.statements,
+      });
+    }
+    return sessionToken;
   }
 
   /** A preview link opens a session on the course version alone: no registration, no launch history, tracking off. */

@@ -1,3 +1,4 @@
+import { leanUpdate } from '../../platform/database/lean-read';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
@@ -251,7 +252,8 @@ export class PlayerSessions {
 
   async openSession(id: string, settings: PlayerSessionSettings, launchHistoryId: string | null, now: Date): Promise<string> {
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
-    await this.rows.update({ id }, { launchHistoryId, expiresAt, settings });
+    // A launch's write (not in a MySQL transaction): SQL text made once.
+    await leanUpdate(this.rows, ['launchHistoryId', 'expiresAt', 'settings'], ['id']).run({ launchHistoryId, expiresAt, settings }, { id });
     return encodeToken(this.keys, { t: 'session', id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims);
   }
 }

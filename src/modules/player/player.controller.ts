@@ -58,9 +58,9 @@ export class PlayerController {
   @PublicEndpoint()
   async launch(@Param('token') token: string, @Req() req: Request, @Res() res: Response) {
     await this.page(res, async () => {
-      const session = await this.launcher.launch(token);
+      const { token: session, launchAuth } = await this.launcher.launch(token);
       // launchAuth: the session is bound to this browser (a cookie), address or fingerprint from here on.
-      const cookie = await this.launchAuth.bind(session, req);
+      const cookie = launchAuth?.policy ? await this.launchAuth.bind(session, req) : null;
       if (cookie) res.append('Set-Cookie', cookie);
       res.setHeader('Cache-Control', 'no-store');
       res.redirect(303, `/player/s/${session}/`);

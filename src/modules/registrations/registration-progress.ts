@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThan, Repository } from 'typeorm';
@@ -70,7 +71,7 @@ export class RegistrationProgress {
   // ---- reads ------------------------------------------------------------------------------------------------
 
   registration(appId: string, id: string): Promise<RegistrationRecord | null> {
-    return this.registrations.findOneBy({ appId, id });
+    return leanRead(this.registrations, ['appId', 'id']).one({ appId, id });
   }
 
   /** The registration an xAPI registration id (its statements' context.registration) names. */
@@ -83,7 +84,7 @@ export class RegistrationProgress {
   }
 
   instance(where: InstanceKey): Promise<InstanceRecord | null> {
-    return this.instances.findOneBy(where);
+    return leanRead(this.instances, ['appId', 'registrationId', 'instance']).one(where);
   }
 
   /** An instance's activity tree alone (null: no such instance, or no tree). */
@@ -121,8 +122,9 @@ export class RegistrationProgress {
 
   /** The stored sequencing state of a registration instance (not loaded with the instance: it can be large). */
   async sequencingStateOf(where: InstanceKey): Promise<string | null> {
-    const row = await this.instances.createQueryBuilder('i').select('i.sequencingState', 'state').where(where).getRawOne<{ state: string | null }>();
-    return row?.state ?? null;
+    // A launch's read: SQL text, no query builder.
+    const rows = await this.dataSource.query<Array<{ state: string | null }>>('SELECT sequencing_state AS state FROM registration_instance WHERE app_id = ? AND registration_id = ? AND instance = ?', [where.appId, where.registrationId, where.instance]);
+    return rows[0]?.state ?? null;
   }
 
   /**
@@ -146,7 +148,8 @@ export class RegistrationProgress {
   /** A tracked launch: its launch history row, the instance as the launch leaves it and the registration's updated time, in one transaction. */
   async startLaunch(where: InstanceKey, launch: LaunchStart, change: InstanceChange): Promise<void> {
     await this.dataSource.transaction(async (m) => {
-      await m.insert(LaunchHistoryEntity, {
+      // updateEntity(false): no read back of the row's defaults (a SELECT per launch) that nothing here uses.
+      await m.createQueryBuilder().insert().into(LaunchHistoryEntity).updateEntity(false).values({
         appId: where.appId,
         id: launch.id,
         registrationId: where.registrationId,
@@ -160,7 +163,7 @@ export class RegistrationProgress {
         totalSeconds: 0,
         historyLog: launch.historyLog,
         historyLogChars: launch.historyLog?.length ?? 0,
-      });
+      }).execute();
       await m.update(RegistrationInstanceEntity, where, change);
       // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
       await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: launch.launchTime });

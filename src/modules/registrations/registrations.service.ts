@@ -1,3 +1,4 @@
+import { leanRead } from '../../platform/database/lean-read';
 import { httpUrlProblem } from '../../platform/http/http-url';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -65,6 +66,9 @@ type ListedRegistration = RegistrationEntity & { latest?: RegistrationInstanceEn
 const DENSE_TAG_ROWS = 2000;
 
 import { monthStart, settingCourseRef } from './registration-refs';
+
+/** A course row as CoursesService hands it out. */
+type CourseRow = Awaited<ReturnType<CoursesService['requireCourse']>>;
 
 export { monthStart, settingCourseRef };
 
@@ -141,8 +145,8 @@ export class RegistrationsService {
   }
 
   /** Creates one registration (CreateRegistration); see createMany. */
-  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number, options: { within?: CreationStep } = {}): Promise<void> {
-    await this.createMany(appId, [body], { courseVersion, within: options.within });
+  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number, options: { within?: CreationStep; course?: CourseRow } = {}): Promise<void> {
+    await this.createMany(appId, [body], { courseVersion, within: options.within, course: options.course });
   }
 
   /**
@@ -153,11 +157,12 @@ export class RegistrationsService {
    * failure stay. initialSettings are set per registration once its chunk committed; one refused removes that
    * registration and throws, as CreateRegistration does.
    */
-  async createMany(appId: string, bodies: readonly CreateRegistrationDto[], options: { courseVersion?: number; within?: CreationStep } = {}): Promise<void> {
+  async createMany(appId: string, bodies: readonly CreateRegistrationDto[], options: { courseVersion?: number; within?: CreationStep; course?: CourseRow } = {}): Promise<void> {
     if (bodies.length === 0) return;
     const versions = new Map<string, { course: { id: string }; version: CourseVersion }>();
     for (const courseId of new Set(bodies.map((b) => b.courseId))) {
-      const resolved = await this.courses.resolveVersion(appId, courseId, options.courseVersion).catch((err: unknown) => {
+      const known = options.course?.appId === appId && options.course.id === courseId ? options.course : undefined;
+      const resolved = await this.courses.resolveVersion(appId, courseId, options.courseVersion, known).catch((err: unknown) => {
         // An unknown course is a bad request here, not a missing resource of the path.
         if (err instanceof NotFoundError) throw new InvalidInputError(err.message);
         throw err;
@@ -184,7 +189,8 @@ export class RegistrationsService {
         await this.dataSource.transaction(async (m) => {
           if (options.within) await options.within(m, chunk.map((p) => p.reg.id));
           await m.insert(RegistrationEntity, chunk.map((p) => p.reg));
-          await m.insert(RegistrationInstanceEntity, chunk.map((p) => p.instance));
+          // updateEntity(false): the rows' defaulted columns are set already; no read back (a SELECT per chunk).
+          await m.createQueryBuilder().insert().into(RegistrationInstanceEntity).values(chunk.map((p) => p.instance)).updateEntity(false).execute();
           for (const { reg, tags } of chunk) {
             if (tags.registration.length) await this.tags.add(appId, 'registration', reg.id, tags.registration, m);
             if (tags.learner.length) await this.tags.add(appId, 'learner', reg.learnerId, tags.learner, m);
@@ -488,7 +494,7 @@ export class RegistrationsService {
 
   async requireInstance(appId: string, reg: RegistrationEntity, instance?: number): Promise<RegistrationInstanceEntity> {
     const n = instance ?? reg.latestInstance;
-    const inst = await this.instances.findOneBy({ appId, registrationId: reg.id, instance: n });
+    const inst = await leanRead(this.instances, ['appId', 'registrationId', 'instance']).one({ appId, registrationId: reg.id, instance: n });
     if (!inst) throw new NotFoundError(`Instance of registration '${reg.id}'`, n);
     return inst;
   }
@@ -497,7 +503,7 @@ export class RegistrationsService {
 
   /** A registration, or null (no 404): for callers that pick the id themselves. */
   async find(appId: string, registrationId: string): Promise<RegistrationEntity | null> {
-    return this.registrations.findOneBy({ appId, id: registrationId });
+    return leanRead(this.registrations, ['appId', 'id']).one({ appId, id: registrationId });
   }
 
   /** Deletes registrations with everything they hold (the learner's erasure); ids of another application are ignored. */

@@ -1,0 +1,151 @@
+import type { DataSource, ObjectLiteral, Repository } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+
+/**
+ * One row by equality on some of its columns, as `repository.findOneBy(where)` reads it (the same columns: those not
+ * `select: false`; each value hydrated by the driver, its transformer applied), but by SQL text made once, run by
+ * `DataSource.query`: no query builder, alias map or entity transformer per read, which on a hot path (a dispatch
+ * launch, a player link: a dozen such reads each) is most of a read's CPU. The where values are strings and numbers
+ * (ids, keys), passed as they are. Entities with relations or embedded columns are refused (their hydration is
+ * TypeORM's own).
+ */
+export class LeanRead<E extends ObjectLiteral, K extends keyof E & string> {
+  private readonly sql: string;
+  private readonly columns: ColumnMetadata[];
+  private readonly keyColumns: ColumnMetadata[];
+
+  constructor(
+    private readonly repository: Repository<E>,
+    keys: readonly K[],
+  ) {
+    const meta = repository.metadata;
+    if (meta.relations.length || meta.embeddeds.length) throw new Error(`LeanRead: ${meta.name} has relations or embedded columns`);
+    const driver = repository.manager.connection.driver;
+    const esc = (name: string) => driver.escape(name);
+    this.columns = meta.columns.filter((c) => c.isSelect && !c.isVirtual && !c.isVirtualProperty);
+    this.keyColumns = keys.map((k) => {
+      const column = meta.findColumnWithPropertyName(k);
+      if (!column) throw new Error(`LeanRead: ${meta.name} has no column ${k}`);
+      return column;
+    });
+    const table = meta.tablePath.split('.').map(esc).join('.');
+    this.sql = `SELECT ${this.columns.map((c) => esc(c.databaseName)).join(', ')} FROM ${table} WHERE ${this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`).join(' AND ')} LIMIT 1`;
+  }
+
+  async one(where: Pick<E, K>): Promise<E | null> {
+    const values = this.keyColumns.map((c) => where[c.propertyName as K]);
+    const rows = await this.repository.manager.connection.query<Array<Record<string, unknown>>>(this.sql, values);
+    const row = rows[0];
+    if (!row) return null;
+    const driver = this.repository.manager.connection.driver;
+    const entity = this.repository.metadata.create() as Record<string, unknown>;
+    for (const c of this.columns) entity[c.propertyName] = driver.prepareHydratedValue(row[c.databaseName], c);
+    return entity as E;
+  }
+}
+
+const made = new WeakMap<object, Map<string, unknown>>();
+
+/** What was made for a repository under this name (made on first use, then kept with the repository). */
+function kept<T>(repository: object, name: string, make: () => T): T {
+  let byName = made.get(repository);
+  if (!byName) made.set(repository, (byName = new Map<string, unknown>()));
+  let it = byName.get(name) as T | undefined;
+  if (it === undefined) byName.set(name, (it = make()));
+  return it;
+}
+
+/** The LeanRead of a repository by these key columns (made once, kept). */
+export function leanRead<E extends ObjectLiteral, K extends keyof E & string>(repository: Repository<E>, keys: readonly K[]): LeanRead<E, K> {
+  return kept(repository, `read ${keys.join(',')}`, () => new LeanRead(repository, keys));
+}
+
+/**
+ * An UPDATE of some columns of the rows matching key columns (and, `whereNull`, columns that are NULL), as
+ * `repository.update(where, values)` writes it (each value through the driver and the column's transformer), by SQL
+ * text made once: the affected rows. Runs on the data source's own query runner (on SQLite its one connection, so
+ * inside an open transaction), never on a transaction's entity manager: not for work inside `DataSource.transaction`
+ * on MySQL/MariaDB. Entities with update-date or version columns are refused (TypeORM sets those itself).
+ */
+export class LeanUpdate<E extends ObjectLiteral, S extends keyof E & string, K extends keyof E & string> {
+  private readonly sql: string;
+  private readonly setColumns: ColumnMetadata[];
+  private readonly keyColumns: ColumnMetadata[];
+
+  constructor(
+    private readonly repository: Repository<E>,
+    set: readonly S[],
+    keys: readonly K[],
+    whereNull: ReadonlyArray<keyof E & string> = [],
+  ) {
+    const meta = repository.metadata;
+    if (meta.updateDateColumn || meta.versionColumn) throw new Error(`LeanUpdate: ${meta.name} has update-date or version columns`);
+    const driver = repository.manager.connection.driver;
+    const esc = (name: string) => driver.escape(name);
+    const column = (k: string) => {
+      const c = meta.findColumnWithPropertyName(k);
+      if (!c) throw new Error(`LeanUpdate: ${meta.name} has no column ${k}`);
+      return c;
+    };
+    this.setColumns = set.map(column);
+    this.keyColumns = keys.map(column);
+    const conditions = [...this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`), ...whereNull.map((k) => `${esc(column(k).databaseName)} IS NULL`)];
+    const table = meta.tablePath.split('.').map(esc).join('.');
+    this.sql = `UPDATE ${table} SET ${this.setColumns.map((c) => `${esc(c.databaseName)} = ?`).join(', ')} WHERE ${conditions.join(' AND ')}`;
+  }
+
+  async run(values: Pick<E, S>, where: Pick<E, K>): Promise<number> {
+    const connection = this.repository.manager.connection;
+    const params = [...this.setColumns.map((c) => connection.driver.preparePersistentValue(values[c.propertyName as S], c) as unknown), ...this.keyColumns.map((c) => where[c.propertyName as K] as unknown)];
+    return affectedBy(connection, this.sql, params);
+  }
+}
+
+/**
+ * Runs a statement by SQL text (`?` placeholders) on the data source's own query runner, as LeanUpdate does (not for
+ * work inside `DataSource.transaction` on MySQL/MariaDB): the rows it changed.
+ */
+export async function affectedBy(connection: DataSource, sql: string, params: unknown[]): Promise<number> {
+  const runner = connection.createQueryRunner();
+  try {
+    return (await runner.query(sql, params, true)).affected ?? 0;
+  } finally {
+    await runner.release();
+  }
+}
+
+/** An INSERT of one row's columns, as `repository.insert(row)` writes them, by SQL text made once (not read back). */
+export class LeanInsert<E extends ObjectLiteral, C extends keyof E & string> {
+  private readonly sql: string;
+  private readonly columns: ColumnMetadata[];
+
+  constructor(
+    private readonly repository: Repository<E>,
+    columns: readonly C[],
+  ) {
+    const meta = repository.metadata;
+    const esc = (name: string) => repository.manager.connection.driver.escape(name);
+    this.columns = columns.map((k) => {
+      const c = meta.findColumnWithPropertyName(k);
+      if (!c) throw new Error(`LeanInsert: ${meta.name} has no column ${k}`);
+      return c;
+    });
+    const table = meta.tablePath.split('.').map(esc).join('.');
+    this.sql = `INSERT INTO ${table} (${this.columns.map((c) => esc(c.databaseName)).join(', ')}) VALUES (${this.columns.map(() => '?').join(', ')})`;
+  }
+
+  async run(row: Pick<E, C>): Promise<void> {
+    const connection = this.repository.manager.connection;
+    await affectedBy(connection, this.sql, this.columns.map((c) => connection.driver.preparePersistentValue(row[c.propertyName as C], c) as unknown));
+  }
+}
+
+/** The LeanUpdate of a repository setting these columns of the rows with these keys (made once, kept). */
+export function leanUpdate<E extends ObjectLiteral, S extends keyof E & string, K extends keyof E & string>(repository: Repository<E>, set: readonly S[], keys: readonly K[], whereNull: ReadonlyArray<keyof E & string> = []): LeanUpdate<E, S, K> {
+  return kept(repository, `update ${set.join(',')} where ${keys.join(',')} null ${whereNull.join(',')}`, () => new LeanUpdate(repository, set, keys, whereNull));
+}
+
+/** The LeanInsert of a repository writing these columns (made once, kept). */
+export function leanInsert<E extends ObjectLiteral, C extends keyof E & string>(repository: Repository<E>, columns: readonly C[]): LeanInsert<E, C> {
+  return kept(repository, `insert ${columns.join(',')}`, () => new LeanInsert(repository, columns));
+}
