@@ -1,4 +1,5 @@
-import { leanRead } from '../../platform/database/lean-read';
+import { inHotTransaction } from '../../platform/database/hot-statement';
+import { affectedBy, leanInsert, leanRead, leanUpdate, type LeanStatement } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThan, Repository } from 'typeorm';
@@ -15,6 +16,10 @@ import type { ActivityResult } from './registration-types';
 import { progressSummary } from './registration-progress-events';
 import { settingCourseRef } from './registrations.service';
 import { trackedSeconds } from './tracked-time';
+
+/** The launch history columns a launch writes. */
+const LAUNCH_START_COLUMNS = ['appId', 'id', 'registrationId', 'instance', 'launchTime', 'exitTime', 'lastRuntimeUpdate', 'completion', 'success', 'scoreScaled', 'totalSeconds', 'historyLog', 'historyLogChars'] as const;
+const INSTANCE_KEY = ['appId', 'registrationId', 'instance'] as const;
 
 /** A registration instance's key. */
 export interface InstanceKey {
@@ -146,27 +151,39 @@ export class RegistrationProgress {
   // ---- writes -----------------------------------------------------------------------------------------------
 
   /** A tracked launch: its launch history row, the instance as the launch leaves it and the registration's updated time, in one transaction. */
+  /**
+   * A launch's writes, in one transaction: its launch history row, the instance's change and the registration's
+   * updated_at (the list's datetimeFilter/orderBy `updated` read it). By SQL text made once (LeanInsert, LeanUpdate).
+   * MySQL: a hot transaction, the three statements pipelined (one round trip, then COMMIT) instead of five round trips;
+   * SQLite: on its one connection (inside the player link's transaction, a savepoint).
+   */
   async startLaunch(where: InstanceKey, launch: LaunchStart, change: InstanceChange): Promise<void> {
-    await this.dataSource.transaction(async (m) => {
-      // updateEntity(false): no read back of the row's defaults (a SELECT per launch) that nothing here uses.
-      await m.createQueryBuilder().insert().into(LaunchHistoryEntity).updateEntity(false).values({
-        appId: where.appId,
-        id: launch.id,
-        registrationId: where.registrationId,
-        instance: where.instance,
-        launchTime: launch.launchTime,
-        exitTime: null,
-        lastRuntimeUpdate: null,
-        completion: launch.completion,
-        success: launch.success,
-        scoreScaled: launch.scoreScaled,
-        totalSeconds: 0,
-        historyLog: launch.historyLog,
-        historyLogChars: launch.historyLog?.length ?? 0,
-      }).execute();
-      await m.update(RegistrationInstanceEntity, where, change);
-      // The registration is updated with its progress (the list's datetimeFilter/orderBy `updated` read it).
-      await m.update(RegistrationEntity, { appId: where.appId, id: where.registrationId }, { updatedAt: launch.launchTime });
+    const history = leanInsert(this.launches, LAUNCH_START_COLUMNS).statement({
+      appId: where.appId,
+      id: launch.id,
+      registrationId: where.registrationId,
+      instance: where.instance,
+      launchTime: launch.launchTime,
+      exitTime: null,
+      lastRuntimeUpdate: null,
+      completion: launch.completion,
+      success: launch.success,
+      scoreScaled: launch.scoreScaled,
+      totalSeconds: 0,
+      historyLog: launch.historyLog,
+      historyLogChars: launch.historyLog?.length ?? 0,
+    });
+    // The columns the change sets (as repository.update, undefined values set nothing), in one order: one SQL text a shape.
+    const set = (Object.keys(change) as Array<keyof InstanceChange & keyof RegistrationInstanceEntity>).filter((k) => change[k] !== undefined).sort();
+    const statements: LeanStatement[] = [history];
+    if (set.length) statements.push(leanUpdate(this.instances, set, INSTANCE_KEY).statement(change as Pick<RegistrationInstanceEntity, (typeof set)[number]>, where));
+    statements.push(leanUpdate(this.registrations, ['updatedAt'], ['appId', 'id']).statement({ updatedAt: launch.launchTime }, { appId: where.appId, id: where.registrationId }));
+    if (this.dataSource.options.type === 'mysql') {
+      await inHotTransaction(this.dataSource, (execute) => Promise.all(statements.map((st) => execute(st.sql, st.params))));
+      return;
+    }
+    await this.dataSource.transaction(async () => {
+      for (const st of statements) await affectedBy(this.dataSource, st.sql, st.params);
     });
   }
 

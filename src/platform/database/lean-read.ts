@@ -95,10 +95,22 @@ export class LeanUpdate<E extends ObjectLiteral, S extends keyof E & string, K e
   }
 
   async run(values: Pick<E, S>, where: Pick<E, K>): Promise<number> {
-    const connection = this.repository.manager.connection;
-    const params = [...this.setColumns.map((c) => connection.driver.preparePersistentValue(values[c.propertyName as S], c) as unknown), ...this.keyColumns.map((c) => where[c.propertyName as K] as unknown)];
-    return affectedBy(connection, this.sql, params);
+    const { sql, params } = this.statement(values, where);
+    return affectedBy(this.repository.manager.connection, sql, params);
   }
+
+  /** The SQL text and its parameters (each value through the driver and the transformer), to run elsewhere (a hot transaction). */
+  statement(values: Pick<E, S>, where: Pick<E, K>): LeanStatement {
+    const driver = this.repository.manager.connection.driver;
+    const params = [...this.setColumns.map((c) => driver.preparePersistentValue(values[c.propertyName as S], c) as unknown), ...this.keyColumns.map((c) => where[c.propertyName as K] as unknown)];
+    return { sql: this.sql, params };
+  }
+}
+
+/** A statement made by LeanUpdate or LeanInsert: its SQL text (`?` placeholders) and parameters. */
+export interface LeanStatement {
+  sql: string;
+  params: unknown[];
 }
 
 /**
@@ -135,8 +147,14 @@ export class LeanInsert<E extends ObjectLiteral, C extends keyof E & string> {
   }
 
   async run(row: Pick<E, C>): Promise<void> {
-    const connection = this.repository.manager.connection;
-    await affectedBy(connection, this.sql, this.columns.map((c) => connection.driver.preparePersistentValue(row[c.propertyName as C], c) as unknown));
+    const { sql, params } = this.statement(row);
+    await affectedBy(this.repository.manager.connection, sql, params);
+  }
+
+  /** The SQL text and its parameters (each value through the driver and the transformer), to run elsewhere (a hot transaction). */
+  statement(row: Pick<E, C>): LeanStatement {
+    const driver = this.repository.manager.connection.driver;
+    return { sql: this.sql, params: this.columns.map((c) => driver.preparePersistentValue(row[c.propertyName as C], c) as unknown) };
   }
 }
 
