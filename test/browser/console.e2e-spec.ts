@@ -101,6 +101,8 @@ describe('console (chromium)', () => {
     await page.getByLabel('Learner id').fill('sam');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/learnerId=sam/);
+    // The unfiltered list had r-2 too: the filtered one is there once r-1 is gone.
+    await page.getByRole('link', { name: 'r-1', exact: true }).waitFor({ state: 'detached' });
     await page.getByRole('link', { name: 'r-2' }).waitFor();
     expect((await tableRows(page, 'Registrations')).map((r) => r[0])).toEqual(['r-2']);
     expect(await page.getByRole('link', { name: 'r-2' }).getAttribute('href')).toBe('/console/../reports/registrations/r-2');
