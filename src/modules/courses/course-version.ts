@@ -6,6 +6,8 @@ import { CourseVersionEntity } from './entities/course-version.entity';
  * from CoursesService (findVersion, requireVersion, titlesOf) and never query the course tables themselves.
  */
 export type { CourseVersionEntity as CourseVersion } from './entities/course-version.entity';
+/** A course row as CoursesService hands it out (requireCourse). */
+export type { CourseEntity as CourseRow } from './entities/course.entity';
 
 /**
  * List hot path, documented exception to "ask the service": GetRegistrations reads each row's course title in the

@@ -9,6 +9,7 @@ import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { CoursesService } from '../courses/courses.service';
+import type { CourseRow } from '../courses/course-version';
 import { LaunchLinks } from '../player/launch-links';
 import { DestinationsService } from './destinations.service';
 import { RegistrationsService } from '../registrations/registrations.service';
@@ -17,9 +18,6 @@ import { DispatchesService } from './dispatches.service';
 import { DispatchEntity } from './entities/dispatch.entity';
 import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
-
-/** A course row as CoursesService hands it out. */
-type CourseRow = Awaited<ReturnType<CoursesService['requireCourse']>>;
 
 /** How long a package's launch token is good for (seconds either side of LCDS's clock). */
 /** system_state key of the installation's key for hashed learner ids (hashUserInfo). */
@@ -77,7 +75,6 @@ export class DispatchLaunches {
   private lastNonceSweep = 0;
 
   constructor(
-    @InjectRepository(DispatchEntity) private readonly dispatchRows: Repository<DispatchEntity>,
     @InjectRepository(DispatchRegistrationEntity) private readonly learners: Repository<DispatchRegistrationEntity>,
     @InjectRepository(DispatchNonceEntity) private readonly nonces: Repository<DispatchNonceEntity>,
     private readonly dispatches: DispatchesService,
@@ -214,7 +211,7 @@ export class DispatchLaunches {
         // The same learner launching twice at once (or a registration whose link row went missing): it exists.
         if (await this.registrations.find(d.appId, registrationId)) return;
         // Not created (the application's registration limit, …): the place taken above is given back.
-        await this.dispatchRows.createQueryBuilder().update(DispatchEntity).set({ registrationCount: () => 'registration_count - 1' }).where('app_id = :appId AND id = :id AND registration_count > 0', { appId: d.appId, id: d.id }).execute();
+        await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count - 1 WHERE app_id = ? AND id = ? AND registration_count > 0', [d.appId, d.id]);
         throw err;
       });
     await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();

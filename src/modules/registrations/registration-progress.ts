@@ -150,7 +150,6 @@ export class RegistrationProgress {
 
   // ---- writes -----------------------------------------------------------------------------------------------
 
-  /** A tracked launch: its launch history row, the instance as the launch leaves it and the registration's updated time, in one transaction. */
   /**
    * A launch's writes, in one transaction: its launch history row, the instance's change and the registration's
    * updated_at (the list's datetimeFilter/orderBy `updated` read it). By SQL text made once (LeanInsert, LeanUpdate).

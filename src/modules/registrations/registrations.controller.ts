@@ -107,7 +107,7 @@ export class RegistrationsController {
     // A launchAuth that names no type takes the LaunchAuthType setting (cookies unless configured vault).
     let launchAuth = body.launchAuth;
     if (launchAuth && !launchAuth.type) {
-      const target = await this.registrations.settingTarget(p.appId, registrationId, inst.instance);
+      const target = await this.registrations.settingTargetOf(p.appId, reg, inst, true);
       const type = (await this.settings.effective(p.appId, target, ['LaunchAuthType'])).get('LaunchAuthType')?.toLowerCase() === 'vault' ? 'vault' : 'cookies';
       launchAuth = { ...launchAuth, type };
     }

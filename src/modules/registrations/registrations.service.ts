@@ -12,7 +12,7 @@ import { ApplicationsService } from '../applications/applications.service';
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { CoursesService } from '../courses/courses.service';
-import { type CourseVersion, joinVersionTitle } from '../courses/course-version';
+import { type CourseRow, type CourseVersion, joinVersionTitle } from '../courses/course-version';
 import { SettingsService, SettingTarget } from '../settings/settings.service';
 import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
@@ -66,9 +66,6 @@ type ListedRegistration = RegistrationEntity & { latest?: RegistrationInstanceEn
 const DENSE_TAG_ROWS = 2000;
 
 import { monthStart, settingCourseRef } from './registration-refs';
-
-/** A course row as CoursesService hands it out. */
-type CourseRow = Awaited<ReturnType<CoursesService['requireCourse']>>;
 
 export { monthStart, settingCourseRef };
 
@@ -478,10 +475,14 @@ export class RegistrationsService {
   /** The settings target of a registration (instance undefined) or of one of its instances, with its course chain. */
   async settingTarget(appId: string, registrationId: string, instance?: number): Promise<SettingTarget> {
     const reg = await this.requireRegistration(appId, registrationId);
-    const inst = await this.requireInstance(appId, reg, instance);
+    return this.settingTargetOf(appId, reg, await this.requireInstance(appId, reg, instance), instance !== undefined);
+  }
+
+  /** The same, of rows the caller has read: the registration's level, or (`ofInstance`) the instance's. */
+  async settingTargetOf(appId: string, reg: RegistrationEntity, inst: RegistrationInstanceEntity, ofInstance: boolean): Promise<SettingTarget> {
     const { version } = await this.courses.resolveVersion(appId, reg.courseId, inst.courseVersion);
     const course = settingCourseRef(version);
-    return instance === undefined ? { level: 'registration', registrationId, course } : { level: 'registrationInstance', registrationId, instance, course };
+    return ofInstance ? { level: 'registrationInstance', registrationId: reg.id, instance: inst.instance, course } : { level: 'registration', registrationId: reg.id, course };
   }
 
   // ---- tags -----------------------------------------------------------------------------------------------

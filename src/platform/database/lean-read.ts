@@ -1,6 +1,18 @@
 import type { DataSource, ObjectLiteral, Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 
+/** What every lean statement is made from: the driver's quoting, the table's quoted path, columns by property name. */
+function shapeOf<E extends ObjectLiteral>(repository: Repository<E>, who: string) {
+  const meta = repository.metadata;
+  const esc = (name: string) => repository.manager.connection.driver.escape(name);
+  const column = (k: string): ColumnMetadata => {
+    const c = meta.findColumnWithPropertyName(k);
+    if (!c) throw new Error(`${who}: ${meta.name} has no column ${k}`);
+    return c;
+  };
+  return { meta, esc, column, table: meta.tablePath.split('.').map(esc).join('.') };
+}
+
 /**
  * One row by equality on some of its columns, as `repository.findOneBy(where)` reads it (the same columns: those not
  * `select: false`; each value hydrated by the driver, its transformer applied), but by SQL text made once, run by
@@ -18,17 +30,10 @@ export class LeanRead<E extends ObjectLiteral, K extends keyof E & string> {
     private readonly repository: Repository<E>,
     keys: readonly K[],
   ) {
-    const meta = repository.metadata;
+    const { meta, esc, column, table } = shapeOf(repository, 'LeanRead');
     if (meta.relations.length || meta.embeddeds.length) throw new Error(`LeanRead: ${meta.name} has relations or embedded columns`);
-    const driver = repository.manager.connection.driver;
-    const esc = (name: string) => driver.escape(name);
     this.columns = meta.columns.filter((c) => c.isSelect && !c.isVirtual && !c.isVirtualProperty);
-    this.keyColumns = keys.map((k) => {
-      const column = meta.findColumnWithPropertyName(k);
-      if (!column) throw new Error(`LeanRead: ${meta.name} has no column ${k}`);
-      return column;
-    });
-    const table = meta.tablePath.split('.').map(esc).join('.');
+    this.keyColumns = keys.map(column);
     this.sql = `SELECT ${this.columns.map((c) => esc(c.databaseName)).join(', ')} FROM ${table} WHERE ${this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`).join(' AND ')} LIMIT 1`;
   }
 
@@ -78,19 +83,11 @@ export class LeanUpdate<E extends ObjectLiteral, S extends keyof E & string, K e
     keys: readonly K[],
     whereNull: ReadonlyArray<keyof E & string> = [],
   ) {
-    const meta = repository.metadata;
+    const { meta, esc, column, table } = shapeOf(repository, 'LeanUpdate');
     if (meta.updateDateColumn || meta.versionColumn) throw new Error(`LeanUpdate: ${meta.name} has update-date or version columns`);
-    const driver = repository.manager.connection.driver;
-    const esc = (name: string) => driver.escape(name);
-    const column = (k: string) => {
-      const c = meta.findColumnWithPropertyName(k);
-      if (!c) throw new Error(`LeanUpdate: ${meta.name} has no column ${k}`);
-      return c;
-    };
     this.setColumns = set.map(column);
     this.keyColumns = keys.map(column);
     const conditions = [...this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`), ...whereNull.map((k) => `${esc(column(k).databaseName)} IS NULL`)];
-    const table = meta.tablePath.split('.').map(esc).join('.');
     this.sql = `UPDATE ${table} SET ${this.setColumns.map((c) => `${esc(c.databaseName)} = ?`).join(', ')} WHERE ${conditions.join(' AND ')}`;
   }
 
@@ -135,14 +132,8 @@ export class LeanInsert<E extends ObjectLiteral, C extends keyof E & string> {
     private readonly repository: Repository<E>,
     columns: readonly C[],
   ) {
-    const meta = repository.metadata;
-    const esc = (name: string) => repository.manager.connection.driver.escape(name);
-    this.columns = columns.map((k) => {
-      const c = meta.findColumnWithPropertyName(k);
-      if (!c) throw new Error(`LeanInsert: ${meta.name} has no column ${k}`);
-      return c;
-    });
-    const table = meta.tablePath.split('.').map(esc).join('.');
+    const { esc, column, table } = shapeOf(repository, 'LeanInsert');
+    this.columns = columns.map(column);
     this.sql = `INSERT INTO ${table} (${this.columns.map((c) => esc(c.databaseName)).join(', ')}) VALUES (${this.columns.map(() => '?').join(', ')})`;
   }
 
