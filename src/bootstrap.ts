@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config/app-config';
 import { bodyParsers } from './platform/http/body-parsers';
+import { drainConnections } from './platform/http/connection-drain';
 import { requestEntry } from './platform/http/request-entry';
 import { RequestLog } from './platform/logging/request-log';
 import { CommitEndpoint } from './modules/player/commit-endpoint';
@@ -83,9 +84,8 @@ export function installShutdown(app: INestApplication, config: AppConfig): void 
     if (stopping) return;
     stopping = true;
     logger.log({ msg: 'shutting down', signal });
-    const server = app.getHttpServer() as import('node:http').Server;
-    // Keep-alive sockets would hold the server open: answer the last requests with Connection: close.
-    server.on('request', (_req, res: import('node:http').ServerResponse) => res.setHeader('Connection', 'close'));
+    // Keep-alive sockets would hold the server open: the last requests are answered with Connection: close.
+    drainConnections(app.getHttpServer() as import('node:http').Server);
     const timer = setTimeout(() => {
       logger.error({ msg: 'shutdown timed out; exiting', timeoutMs: config.http.shutdownTimeoutMs });
       process.exit(1);

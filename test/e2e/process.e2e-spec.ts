@@ -1,7 +1,7 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { startServiceProcess } from '../support/service-process';
 import { createTestStack, TestStack } from '../support/test-stack';
-import { basic, call } from '../support/test-server';
+import { basic, call, startTestServer } from '../support/test-server';
 
 describe('the service as a process: start, first-start credentials, configuration errors, graceful stop', () => {
   let stack: TestStack;
@@ -58,4 +58,35 @@ describe('the service as a process: start, first-start credentials, configuratio
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
   });
+
+  it('closing the application ends a keep-alive connection once its last response is out, not at the keep-alive timeout', async () => {
+    const s = await startTestServer();
+    const agent = new Agent({ keepAlive: true });
+    const body = JSON.stringify({ name: 'created while closing' });
+    let closing: Promise<void> | undefined;
+    const answered = await new Promise<{ status: number; connection?: string; at: number }>((resolve, reject) => {
+      const req = request(`${s.api}/appManagement/applications`, {
+        agent,
+        method: 'POST',
+        headers: { authorization: basic(s.firstStart.management.appId, s.firstStart.management.secretKey), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, at: Date.now() }));
+      });
+      req.on('error', reject);
+      // The request is under way (its body half sent) when the application starts to close.
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        closing = s.close();
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 200);
+    });
+    expect(answered).toMatchObject({ status: 200, connection: 'close' });
+    // Without the drain, the agent's socket would hold the server open for the 65 s keep-alive timeout.
+    await closing;
+    expect(Date.now() - answered.at).toBeLessThan(5_000);
+    agent.destroy();
+  }, 30_000);
 });
+
