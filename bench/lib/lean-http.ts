@@ -16,13 +16,22 @@ export class LeanHttpConnection {
 
   /** POSTs `body` (JSON) to `path` and answers the status and body text. */
   post(path: string, body: string): Promise<{ status: number; text: string }> {
-    if (this.pending) return Promise.reject(new Error('one request at a time'));
     const payload = Buffer.from(body);
     const head = `POST ${path} HTTP/1.1\r\nHost: ${this.url.host}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`;
+    return this.send(Buffer.concat([Buffer.from(head), payload]));
+  }
+
+  /** GETs `path` (a redirect is answered as it is, not followed) and answers the status and body text. */
+  get(path: string): Promise<{ status: number; text: string }> {
+    return this.send(Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${this.url.host}\r\n\r\n`));
+  }
+
+  private send(request: Buffer): Promise<{ status: number; text: string }> {
+    if (this.pending) return Promise.reject(new Error('one request at a time'));
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
       const socket = this.socket ?? this.open();
-      socket.write(Buffer.concat([Buffer.from(head), payload]));
+      socket.write(request);
     });
   }
 

@@ -64,6 +64,11 @@ describe('Reporting service (official client)', () => {
     expect(refused.status).toBe(403);
     expect(errorBody(refused).message).toMatch(/limit of 3 registrations this month/);
     expect((await call(`${s.api}/registrations/r4`, { auth })).status).toBe(404);
+    // At the limit, an id that exists is still answered as taken (400), not as over the limit, and nothing changes.
+    const taken = await failure(registrations, 'createRegistration', Object.assign(new sc.CreateRegistrationSchema(), { courseId: 'report-golf', registrationId: 'r3', learner: { id: 'someone-else' } }), {});
+    expect(taken.status).toBe(400);
+    expect(errorBody(taken).message).toMatch(/'r3' already exists/);
+    expect((await call(`${s.api}/registrations/r3`, { auth })).body.learner.id).toBe('learner-r3');
 
     cliJson(await cli(['apps', 'account', '--app', appId, '--no-strict', '--json']));
     expect((await register('r4')).response.status).toBe(204);

@@ -2,8 +2,8 @@ import { QueryFailedError } from 'typeorm';
 
 /** A duplicate key on insert: MySQL/MariaDB ER_DUP_ENTRY, SQLite's PRIMARY KEY / UNIQUE constraint. */
 export function isUniqueViolation(err: unknown): boolean {
-  if (!(err instanceof QueryFailedError)) return false;
-  const code = (err.driverError as { code?: unknown } | undefined)?.code;
+  // A driver's own error too: a hot transaction's statements (inHotTransaction) run without TypeORM.
+  const code = ((err instanceof QueryFailedError ? err.driverError : err) as { code?: unknown } | undefined)?.code;
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import { loadExtensions } from '../extensions/extension-loader';
 import { MIGRATIONS } from './migration-list';
 import { SnakeNamingStrategy } from './snake-naming.strategy';
+import { deferCommitSyncOn } from './sqlite-wal-sync';
 
 export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions['entities'] = []): DataSourceOptions {
   const common = {
@@ -38,10 +39,11 @@ export function dataSourceOptions(config: AppConfig, entities: DataSourceOptions
     type: 'better-sqlite3',
     database: config.database.sqlitePath,
     enableWAL: true,
-    prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+    prepareDatabase: (db: Parameters<typeof deferCommitSyncOn>[0]) => {
       db.pragma('busy_timeout = 5000');
       // FULL by default: a commit the player or the LRS acknowledged survives a power cut (WAL with NORMAL may lose the last ones).
       db.pragma(`synchronous = ${config.database.sqliteSynchronous}`);
+      deferCommitSyncOn(db, config.database.sqliteSynchronous);
       db.pragma('foreign_keys = ON');
       // Deleted rows are overwritten on disk (a learner's erasure must leave no trace in free pages).
       db.pragma('secure_delete = ON');

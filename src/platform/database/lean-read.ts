@@ -158,3 +158,12 @@ export function leanUpdate<E extends ObjectLiteral, S extends keyof E & string, 
 export function leanInsert<E extends ObjectLiteral, C extends keyof E & string>(repository: Repository<E>, columns: readonly C[]): LeanInsert<E, C> {
   return kept(repository, `insert ${columns.join(',')}`, () => new LeanInsert(repository, columns));
 }
+
+/**
+ * The INSERT of a whole row as `repository.insert(row)` writes it: the columns it has a value for (one SQL text per
+ * set of columns, kept), the others left to their defaults.
+ */
+export function rowInsert<E extends ObjectLiteral>(repository: Repository<E>, row: E): LeanStatement {
+  const columns = Object.keys(row).filter((k) => row[k] !== undefined) as Array<keyof E & string>;
+  return leanInsert(repository, columns).statement(row);
+}

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DataSource } from 'typeorm';
+import { withDeferredWalSync } from './sqlite-wal-sync';
 
 /** The transaction a piece of work runs in, while it is open (work it started that outlives it must queue again). */
 interface OpenTransaction {
@@ -37,11 +38,12 @@ export function serializeSqliteTransactions(dataSource: DataSource): void {
 
 /**
  * SQLite: runs `work` in one transaction (its own transactions nest as savepoints, and its lone statements run on
- * the one connection inside it), so that a request's several writes cost one durable commit (with synchronous FULL,
- * an fsync each) instead of one per statement. `work` must await nothing but the database (another request's lone
- * statement would otherwise join the transaction). Other drivers: `work` as it is (its statements on the pool).
+ * the one connection inside it), so that a request's several writes cost one durable commit instead of one per
+ * statement; that commit's fsync runs off the event loop, shared with concurrent requests' (`withDeferredWalSync`),
+ * and the returned promise settles once it is on disk. `work` must await nothing but the database (another request's
+ * lone statement would otherwise join the transaction). Other drivers: `work` as it is (its statements on the pool).
  */
 export function inOneSqliteTransaction<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
   if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return work();
-  return dataSource.transaction(() => work());
+  return withDeferredWalSync(dataSource.options.database, () => dataSource.transaction(() => work()));
 }
