@@ -7,6 +7,8 @@ import { NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
 import { ContentStore } from '../../platform/storage/content-store';
+import { ClusterCache } from '../../platform/redis/cluster-cache';
+import { ClusterEvents } from '../../platform/redis/cluster-events.service';
 import { SettingsService } from '../settings/settings.service';
 import { TagsService } from '../tags/tags.service';
 import { CourseHooks } from './course-hooks';
@@ -20,11 +22,16 @@ interface IncludeOptions {
   includeCourseMetadata?: boolean;
 }
 
+/** ClusterEvents channel: a course's versions were deleted (message: `appId\ncourseId`). */
+const VERSION_ROWS_CHANNEL = 'course-versions-deleted';
+
 /** Courses and their versions: reading, renaming, deleting. Imports live in CourseImportService. */
 @Injectable()
 export class CoursesService {
   private readonly logger = new Logger(CoursesService.name);
   private readonly listQuery: ListQuery;
+  /** Course version rows read lately (findVersion), dropped on every node when a course or version is deleted. */
+  private readonly versionRows: ClusterCache<CourseVersionEntity>;
 
   constructor(
     @InjectRepository(CourseEntity) private readonly courses: Repository<CourseEntity>,
@@ -36,7 +43,13 @@ export class CoursesService {
     private readonly store: ContentStore,
     private readonly events: EventBus,
     tokens: PageTokens,
+    clusterEvents: ClusterEvents,
   ) {
+    this.versionRows = new ClusterCache<CourseVersionEntity>(clusterEvents, VERSION_ROWS_CHANNEL, {
+      ttlMs: 60_000,
+      max: 5_000,
+      copy: (row) => Object.assign(this.versions.metadata.create() as CourseVersionEntity, structuredClone({ ...row })),
+    });
     this.listQuery = new ListQuery(tokens, {
       name: 'courses',
       pageSize: 100,
@@ -137,6 +150,7 @@ export class CoursesService {
       await m.delete(CourseEntity, { appId, id: courseId });
       await this.events.publishIn(m, new CourseDeleted({ appId, courseId, version: null }));
     });
+    await this.versionRows.invalidate(`${appId}\n${courseId}`);
     await this.tags.purge(appId, 'course', courseId);
     await this.settings.purgeTarget(appId, { level: 'course', courseId });
     await this.removeFiles(rows.map((r) => r.contentPrefix));
@@ -157,6 +171,7 @@ export class CoursesService {
       }
       await this.events.publishIn(m, new CourseDeleted({ appId, courseId, version }));
     });
+    await this.versionRows.invalidate(`${appId}\n${courseId}`);
     await this.settings.purgeTarget(appId, { level: 'courseVersion', courseId, version });
     await this.removeFiles([row.contentPrefix]);
   }
@@ -167,9 +182,13 @@ export class CoursesService {
     return course;
   }
 
-  /** A course version, or null when it does not exist (the player's launches and sessions: no 404 of their own). */
+  /**
+   * A course version, or null when it does not exist (the player's launches and sessions: no 404 of their own). From
+   * memory when this node read it lately: version rows never change once imported (only deleted; the number of a
+   * deleted version may come back with the next import, which is why deletions drop a course's versions everywhere).
+   */
   async findVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity | null> {
-    return leanRead(this.versions, ['appId', 'courseId', 'version']).one({ appId, courseId, version });
+    return this.versionRows.get(`${appId}\n${courseId}`, `${appId}\n${courseId}\n${version}`, () => leanRead(this.versions, ['appId', 'courseId', 'version']).one({ appId, courseId, version }));
   }
 
   /** The titles of course versions, by `${courseId}\n${version}` (a version that does not exist is left out). */
@@ -180,7 +199,7 @@ export class CoursesService {
   }
 
   async requireVersion(appId: string, courseId: string, version: number): Promise<CourseVersionEntity> {
-    const row = await leanRead(this.versions, ['appId', 'courseId', 'version']).one({ appId, courseId, version });
+    const row = await this.findVersion(appId, courseId, version);
     if (!row) throw new NotFoundError(`Version of course '${courseId}'`, version);
     return row;
   }
