@@ -94,7 +94,12 @@ export class SharedSync {
 
   static ofFile(path: string): SharedSync {
     return new SharedSync(async () => {
-      const file = await open(path, 'r+');
+      // No WAL file: the last connection closed, and SQLite checkpointed it into the database file, synced, first.
+      const file = await open(path, 'r+').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return null;
+        throw err;
+      });
+      if (!file) return;
       try {
         await file.datasync();
       } finally {
