@@ -8,7 +8,6 @@ import { serializeSqliteTransactions } from './sqlite-transactions';
 import { SystemStateEntity } from './system-state.entity';
 import { DatabaseDurabilityService } from './database-durability.service';
 import { MigrationsService } from './migrations.service';
-import { SqliteCheckpoints } from './sqlite-checkpoints.service';
 import { SystemStateService } from './system-state.service';
 
 @Global()
@@ -32,7 +31,7 @@ import { SystemStateService } from './system-state.service';
     }),
     TypeOrmModule.forFeature([SystemStateEntity]),
   ],
-  providers: [SystemStateService, MigrationsService, DatabaseDurabilityService, SqliteCheckpoints],
+  providers: [SystemStateService, MigrationsService, DatabaseDurabilityService],
   exports: [SystemStateService, DatabaseDurabilityService],
 })
 export class DatabaseModule {}
