@@ -8,6 +8,7 @@ import { serializeSqliteTransactions } from './sqlite-transactions';
 import { SystemStateEntity } from './system-state.entity';
 import { DatabaseDurabilityService } from './database-durability.service';
 import { MigrationsService } from './migrations.service';
+import { SqliteCheckpoints } from './sqlite-checkpoints.service';
 import { SystemStateService } from './system-state.service';
 
 @Global()
@@ -31,7 +32,7 @@ import { SystemStateService } from './system-state.service';
     }),
     TypeOrmModule.forFeature([SystemStateEntity]),
   ],
-  providers: [SystemStateService, MigrationsService, DatabaseDurabilityService],
+  providers: [SystemStateService, MigrationsService, DatabaseDurabilityService, SqliteCheckpoints],
   exports: [SystemStateService, DatabaseDurabilityService],
 })
 export class DatabaseModule {}
