@@ -89,8 +89,13 @@ export class SqliteCheckpoints implements OnApplicationBootstrap, OnApplicationS
     if (!worker) return;
     this.worker = null;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // Held while it stops: with nothing else left on the event loop (a CLI command that failed), an unreferenced wait
+    // would let the process end in the middle of this close, with exit code 0 instead of the command's own.
+    worker.ref();
     worker.postMessage('stop');
-    await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+    clearTimeout(timer);
     await worker.terminate();
   }
 
