@@ -1,4 +1,5 @@
-import { leanRead, leanUpdate } from '../../platform/database/lean-read';
+import { leanRead, type LeanStatement, leanUpdate } from '../../platform/database/lean-read';
+import { runLeanStatement, sqlOf } from '../../platform/database/hot-statement';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -157,6 +158,8 @@ export class PlayerLaunchService {
     // The launch's writes (launch history, instance, session, other sessions, launch statements): on SQLite in the
     // claim's transaction (launch above).
     const activityDetails = inst.activityDetails;
+    /** The launch's writes (given the statements to run with them), when it is tracked. */
+    let startLaunch: ((also: LeanStatement[]) => Promise<void>) | undefined;
     if (claims.tracking) {
       launchHistoryId = randomUUID();
       const resuming = node?.runtime?.exit === 'suspend';
@@ -180,18 +183,22 @@ export class PlayerLaunchService {
       // and the launch history's.
       const summary = engine || wiped || cmi5 ? summaryOf(tree, inst.completedAt, now) : null;
       const firstLine = !history?.control ? null : undelivered ? historyLine('launch', 'nothing delivered at start (PlayerAlwaysFlowToFirstSco NO): the learner chooses from the table of contents', now) : launchLine(history, version, reg, launchable, node, engine !== undefined, now);
-      await this.progress.startLaunch(
-        { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
-        { id: launchHistoryId, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
-        {
-          activityDetails: activityDetails,
-          firstAccessAt: inst.firstAccessAt ?? now,
-          lastAccessAt: now,
-          updatedAt: now,
-          ...(summary ?? {}),
-          ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
-        },
-      );
+      const id = launchHistoryId;
+      const change = {
+        activityDetails: activityDetails,
+        firstAccessAt: inst.firstAccessAt ?? now,
+        lastAccessAt: now,
+        updatedAt: now,
+        ...(summary ?? {}),
+        ...(engine ? { sequencingState: serializeEngine(engine), globalObjectives: globalObjectivesOf(engine) } : {}),
+      };
+      startLaunch = (also) =>
+        this.progress.startLaunch(
+          { appId: claims.app, registrationId: claims.reg, instance: claims.inst },
+          { id, launchTime: now, completion: summary?.completion ?? inst.completion, success: summary?.success ?? inst.success, scoreScaled: summary ? summary.scoreScaled : inst.scoreScaled, historyLog: firstLine },
+          change,
+          also,
+        );
     }
     const passing = passingOf(launchable);
     const settings: PlayerSessionSettings = {
@@ -227,11 +234,20 @@ export class PlayerLaunchService {
       ...(launchSettings.rollupAtSuspendAll ? {} : { noSuspendAllRollup: true as const }),
       ...(undelivered ? { undelivered: true as const } : {}),
     };
+    let sessionToken: string;
     if (cmi5) {
+      // cmi5's session start (its LMS.LaunchData, its launched statement) comes after the launch's writes, and the
+      // session's settings carry what it made.
+      await startLaunch?.([]);
       const learner = { id: reg.learnerId, name: [reg.learnerLastName, reg.learnerFirstName].filter((x) => x).join(', ') };
       settings.cmi5 = await this.cmi5Start.startCmi5(claims.id, settings, version, launchable, { appId: claims.app, registrationId: reg.id, instance: inst.instance }, reg.xapiRegistrationId, learner, satisfiedFirst, now, node, values.get(CMI5_STRICT_SETTING) === 'true');
-    }
-    const sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
+      sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
+    } else if (startLaunch) {
+      // The session opened in the launch's transaction (MySQL: pipelined with its writes, no round trip of its own).
+      const opened = this.sessions.sessionOpening(claims.id, settings, launchHistoryId, now);
+      await startLaunch([opened.statement]);
+      sessionToken = opened.token;
+    } else sessionToken = await this.sessions.openSession(claims.id, settings, launchHistoryId, now);
     if (claims.tracking && launchSettings.concurrent) await this.supersedeOthers(claims.app, claims.reg, claims.id, launchSettings.concurrent, now);
     if (statements && !cmi5 && !undelivered) {
       await this.launchStatements.launched({
@@ -295,12 +311,17 @@ export class PlayerLaunchService {
    * page leaves). Launch time only: commits read the mark with their session, at no extra cost.
    */
   private async supersedeOthers(appId: string, registrationId: string, sessionId: string, opts: { rows: number; force: boolean }, now: Date): Promise<void> {
-    const others = await this.sessionRows
-      .createQueryBuilder('s')
-      .where('s.appId = :appId AND s.registrationId = :registrationId AND s.id <> :sessionId AND s.usedAt IS NOT NULL AND s.expiresAt > :now', { appId, registrationId, sessionId, now })
-      .orderBy('s.usedAt', 'DESC')
-      .take(opts.rows)
-      .getMany();
+    // By SQL text made once a limit (every tracked launch runs it): no query builder.
+    const limit = Math.max(1, Math.min(1000, Math.floor(opts.rows) || 1));
+    const meta = this.sessionRows.metadata;
+    const driver = this.dataSource.driver;
+    const col = (name: keyof PlayerSessionEntity) => meta.findColumnWithPropertyName(name)!;
+    const sql = sqlOf(`superseded sessions ${limit}`, () => {
+      const q = (name: keyof PlayerSessionEntity) => driver.escape(col(name).databaseName);
+      return `SELECT ${q('id')}, ${q('settings')} FROM ${driver.escape(meta.tableName)} WHERE ${q('appId')} = ? AND ${q('registrationId')} = ? AND ${q('id')} <> ? AND ${q('usedAt')} IS NOT NULL AND ${q('expiresAt')} > ? ORDER BY ${q('usedAt')} DESC LIMIT ${limit}`;
+    });
+    const rows = await runLeanStatement(this.dataSource, sql, [appId, registrationId, sessionId, driver.preparePersistentValue(now, col('expiresAt'))], true);
+    const others = rows.map((r) => ({ id: r[col('id').databaseName] as string, settings: driver.prepareHydratedValue(r[col('settings').databaseName], col('settings')) as PlayerSessionSettings | null }));
     for (const other of others) {
       if (!other.settings?.activityId || other.settings.superseded) continue;
       await this.sessionRows.update({ id: other.id }, { settings: { ...other.settings, superseded: { force: opts.force } } });

@@ -1,4 +1,4 @@
-import { leanUpdate } from '../../platform/database/lean-read';
+import { affectedBy, type LeanStatement, leanUpdate } from '../../platform/database/lean-read';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
@@ -251,9 +251,19 @@ export class PlayerSessions {
   }
 
   async openSession(id: string, settings: PlayerSessionSettings, launchHistoryId: string | null, now: Date): Promise<string> {
+    const opened = this.sessionOpening(id, settings, launchHistoryId, now);
+    await affectedBy(this.rows.manager.connection, opened.statement.sql, opened.statement.params);
+    return opened.token;
+  }
+
+  /**
+   * The write that opens a session (its settings, launch and expiry: SQL text made once) and the session token it
+   * answers with, for a launch to run in its own transaction (RegistrationProgress.startLaunch). `settings` is
+   * written as it is now.
+   */
+  sessionOpening(id: string, settings: PlayerSessionSettings, launchHistoryId: string | null, now: Date): { statement: LeanStatement; token: string } {
     const expiresAt = new Date(now.getTime() + SESSION_TTL_SECONDS * 1000);
-    // A launch's write (not in a MySQL transaction): SQL text made once.
-    await leanUpdate(this.rows, ['launchHistoryId', 'expiresAt', 'settings'], ['id']).run({ launchHistoryId, expiresAt, settings }, { id });
-    return encodeToken(this.keys, { t: 'session', id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims);
+    const statement = leanUpdate(this.rows, ['launchHistoryId', 'expiresAt', 'settings'], ['id']).statement({ launchHistoryId, expiresAt, settings }, { id });
+    return { statement, token: encodeToken(this.keys, { t: 'session', id, exp: Math.floor(expiresAt.getTime() / 1000) } satisfies SessionClaims) };
   }
 }

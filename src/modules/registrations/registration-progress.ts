@@ -152,11 +152,12 @@ export class RegistrationProgress {
 
   /**
    * A launch's writes, in one transaction: its launch history row, the instance's change and the registration's
-   * updated_at (the list's datetimeFilter/orderBy `updated` read it). By SQL text made once (LeanInsert, LeanUpdate).
-   * MySQL: a hot transaction, the three statements pipelined (one round trip, then COMMIT) instead of five round trips;
+   * updated_at (the list's datetimeFilter/orderBy `updated` read it), and `also` (the player session it opens). By SQL
+   * text made once (LeanInsert, LeanUpdate). MySQL: a hot transaction, the statements pipelined (one round trip, then
+   * COMMIT) instead of a round trip each;
    * SQLite: on its one connection (inside the player link's transaction, a savepoint).
    */
-  async startLaunch(where: InstanceKey, launch: LaunchStart, change: InstanceChange): Promise<void> {
+  async startLaunch(where: InstanceKey, launch: LaunchStart, change: InstanceChange, also: readonly LeanStatement[] = []): Promise<void> {
     const history = leanInsert(this.launches, LAUNCH_START_COLUMNS).statement({
       appId: where.appId,
       id: launch.id,
@@ -176,7 +177,7 @@ export class RegistrationProgress {
     const set = (Object.keys(change) as Array<keyof InstanceChange & keyof RegistrationInstanceEntity>).filter((k) => change[k] !== undefined).sort();
     const statements: LeanStatement[] = [history];
     if (set.length) statements.push(leanUpdate(this.instances, set, INSTANCE_KEY).statement(change as Pick<RegistrationInstanceEntity, (typeof set)[number]>, where));
-    statements.push(leanUpdate(this.registrations, ['updatedAt'], ['appId', 'id']).statement({ updatedAt: launch.launchTime }, { appId: where.appId, id: where.registrationId }));
+    statements.push(leanUpdate(this.registrations, ['updatedAt'], ['appId', 'id']).statement({ updatedAt: launch.launchTime }, { appId: where.appId, id: where.registrationId }), ...also);
     if (this.dataSource.options.type === 'mysql') {
       await inHotTransaction(this.dataSource, (execute) => Promise.all(statements.map((st) => execute(st.sql, st.params))));
       return;

@@ -1,5 +1,6 @@
 import type { DataSource, ObjectLiteral, Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { runLeanStatement } from './hot-statement';
 
 /** What every lean statement is made from: the driver's quoting, the table's quoted path, columns by property name. */
 function shapeOf<E extends ObjectLiteral>(repository: Repository<E>, who: string) {
@@ -16,8 +17,9 @@ function shapeOf<E extends ObjectLiteral>(repository: Repository<E>, who: string
 /**
  * One row by equality on some of its columns, as `repository.findOneBy(where)` reads it (the same columns: those not
  * `select: false`; each value hydrated by the driver, its transformer applied), but by SQL text made once, run by
- * `DataSource.query`: no query builder, alias map or entity transformer per read, which on a hot path (a dispatch
- * launch, a player link: a dozen such reads each) is most of a read's CPU. The where values are strings and numbers
+ * runLeanStatement (MySQL: a prepared statement on the pool): no query builder, alias map, entity transformer or
+ * query runner per read, which on a hot path (a dispatch launch, a player link: a dozen such reads each) is most of
+ * a read's CPU. The where values are strings and numbers
  * (ids, keys), passed as they are. Entities with relations or embedded columns are refused (their hydration is
  * TypeORM's own).
  */
@@ -39,7 +41,7 @@ export class LeanRead<E extends ObjectLiteral, K extends keyof E & string> {
 
   async one(where: Pick<E, K>): Promise<E | null> {
     const values = this.keyColumns.map((c) => where[c.propertyName as K]);
-    const rows = await this.repository.manager.connection.query<Array<Record<string, unknown>>>(this.sql, values);
+    const rows = await runLeanStatement(this.repository.manager.connection, this.sql, values, true);
     const row = rows[0];
     if (!row) return null;
     const driver = this.repository.manager.connection.driver;
@@ -114,13 +116,8 @@ export interface LeanStatement {
  * Runs a statement by SQL text (`?` placeholders) on the data source's own query runner, as LeanUpdate does (not for
  * work inside `DataSource.transaction` on MySQL/MariaDB): the rows it changed.
  */
-export async function affectedBy(connection: DataSource, sql: string, params: unknown[]): Promise<number> {
-  const runner = connection.createQueryRunner();
-  try {
-    return (await runner.query(sql, params, true)).affected ?? 0;
-  } finally {
-    await runner.release();
-  }
+export function affectedBy(connection: DataSource, sql: string, params: unknown[]): Promise<number> {
+  return runLeanStatement(connection, sql, params, false);
 }
 
 /** An INSERT of one row's columns, as `repository.insert(row)` writes them, by SQL text made once (not read back). */
