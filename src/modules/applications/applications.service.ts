@@ -5,6 +5,9 @@ import { DataSource, Repository } from 'typeorm';
 import { InvalidInputError, NotFoundError } from '../../platform/http/domain-errors';
 import { ListQuery } from '../../platform/http/list-query';
 import { PageTokens } from '../../platform/http/page-tokens';
+import { ClusterCache } from '../../platform/redis/cluster-cache';
+import { ClusterEvents } from '../../platform/redis/cluster-events.service';
+import { RedisService } from '../../platform/redis/redis.service';
 import { newApplicationId } from './application-ids';
 import { ApplicationHooks } from './application-hooks';
 import { CredentialCache } from './credential-cache';
@@ -31,9 +34,23 @@ export interface AccountSettings {
   company?: string | null;
 }
 
+/** ClusterEvents channel: an application's row changed (message: its id). */
+const APPLICATION_ROWS_CHANNEL = 'application-rows-changed';
+
+/** What a registration's creation checks of its application's account. */
+export interface RegistrationLimit {
+  regLimit: number | null;
+  strictLimit: boolean;
+}
+
 @Injectable()
 export class ApplicationsService {
   private readonly listQuery: ListQuery;
+  /**
+   * Registration limits read lately, production stack only (see registrationLimit): every registration's creation
+   * checks one, and a dispatch's or an invitation's first launch is a creation.
+   */
+  private readonly limits: ClusterCache<RegistrationLimit> | null;
 
   constructor(
     @InjectRepository(ApplicationEntity) private readonly apps: Repository<ApplicationEntity>,
@@ -42,7 +59,10 @@ export class ApplicationsService {
     private readonly cache: CredentialCache,
     private readonly hooks: ApplicationHooks,
     tokens: PageTokens,
+    clusterEvents: ClusterEvents,
+    redis: RedisService,
   ) {
+    this.limits = redis.enabled ? new ClusterCache<RegistrationLimit>(clusterEvents, APPLICATION_ROWS_CHANNEL, { ttlMs: 60_000, max: 10_000, copy: (l) => ({ ...l }) }) : null;
     this.listQuery = new ListQuery(tokens, {
       name: 'applications',
       pageSize: 100,
@@ -122,6 +142,7 @@ export class ApplicationsService {
   async update(appId: string, input: { name?: string; allowDelete?: boolean }): Promise<void> {
     await this.require(appId);
     await this.apps.update({ id: appId }, { ...input, updatedAt: new Date() });
+    await this.limits?.invalidate(appId);
   }
 
   async delete(appId: string, callerAppId: string): Promise<void> {
@@ -133,6 +154,7 @@ export class ApplicationsService {
     await this.hooks.purge(appId);
     await this.apps.delete({ id: appId });
     await this.cache.invalidate(appId);
+    await this.limits?.invalidate(appId);
   }
 
   /** The application's row: its account settings (registration limit, contact details) with its dates. */
@@ -152,6 +174,21 @@ export class ApplicationsService {
     if (input.email !== undefined) changes.contactEmail = input.email;
     if (input.company !== undefined) changes.contactCompany = input.company;
     await this.apps.update({ id: appId }, { ...changes, updatedAt: new Date() });
+    await this.limits?.invalidate(appId);
+  }
+
+  /**
+   * The application's registration limit, as a creation checks it. On the production stack from memory (ClusterCache:
+   * a change drops it on every node, the CLI's too, which publishes on the same Redis); on the embedded stack read
+   * each time: the CLI is another process, which the server's in-process events do not reach, and a read of SQLite
+   * costs microseconds.
+   */
+  async registrationLimit(appId: string): Promise<RegistrationLimit> {
+    const read = async () => {
+      const app = await this.require(appId);
+      return { regLimit: app.regLimit, strictLimit: app.strictLimit };
+    };
+    return this.limits ? ((await this.limits.get(appId, appId, read)) as RegistrationLimit) : read();
   }
 
   private async require(appId: string): Promise<ApplicationEntity> {

@@ -1,4 +1,4 @@
-import { affectedBy, leanInsert, leanRead } from '../../platform/database/lean-read';
+import { affectedBy, leanInsert, leanRead, rowInsert } from '../../platform/database/lean-read';
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -199,22 +199,24 @@ export class DispatchLaunches {
     const taken = await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count + 1 WHERE app_id = ? AND id = ? AND (registration_cap = 0 OR registration_count < registration_cap)', [d.appId, d.id]);
     if (!taken) return { refused: 'capReached' };
     const registrationId = registrationIdOf(d, learner.key);
-    // Created unless it exists (creation checks the id first, before it writes; no read of our own before it).
+    // The learner's link to the registration, written in the registration's transaction (MySQL: pipelined with its
+    // rows); skipped if a launch at the same moment wrote it first.
+    const learnerLink = rowInsert(this.learners, { appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }, true);
+    // Created unless it exists (a taken id fails the creation; no read of our own before it).
     await this.registrations
       .create(d.appId, {
         registrationId,
         courseId: d.courseId,
         learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
         ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
-      }, undefined, { course })
+      }, undefined, { course, also: [learnerLink] })
       .catch(async (err: unknown) => {
         // The same learner launching twice at once (or a registration whose link row went missing): it exists.
-        if (await this.registrations.find(d.appId, registrationId)) return;
+        if (await this.registrations.find(d.appId, registrationId)) return affectedBy(this.dataSource, learnerLink.sql, learnerLink.params);
         // Not created (the application's registration limit, …): the place taken above is given back.
         await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count - 1 WHERE app_id = ? AND id = ? AND registration_count > 0', [d.appId, d.id]);
         throw err;
       });
-    await this.learners.createQueryBuilder().insert().values({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }).orIgnore().execute();
     return { registrationId, instance: 0, totalSeconds: 0 };
   }
 

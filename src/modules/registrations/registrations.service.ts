@@ -142,8 +142,8 @@ export class RegistrationsService {
   }
 
   /** Creates one registration (CreateRegistration); see createMany. */
-  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number, options: { within?: CreationStep; course?: CourseRow } = {}): Promise<void> {
-    await this.createMany(appId, [body], { courseVersion, within: options.within, course: options.course });
+  async create(appId: string, body: CreateRegistrationDto, courseVersion?: number, options: { within?: CreationStep; course?: CourseRow; also?: readonly LeanStatement[] } = {}): Promise<void> {
+    await this.createMany(appId, [body], { courseVersion, ...options });
   }
 
   /**
@@ -152,10 +152,13 @@ export class RegistrationsService {
    * (registrations, their first instances, the outbox rows of one RegistrationCreated per registration) and `within`,
    * which the caller runs in it (it sees the chunk's ids; throwing refuses the chunk). Chunks committed before a
    * failure stay. initialSettings are set per registration once its chunk committed; one refused removes that
-   * registration and throws, as CreateRegistration does.
+   * registration and throws, as CreateRegistration does. `also`: statements of the caller's own rows (a dispatch's
+   * learner link) run in the transaction, after the registrations' rows; one chunk only.
    */
-  async createMany(appId: string, bodies: readonly CreateRegistrationDto[], options: { courseVersion?: number; within?: CreationStep; course?: CourseRow } = {}): Promise<void> {
+  async createMany(appId: string, bodies: readonly CreateRegistrationDto[], options: { courseVersion?: number; within?: CreationStep; course?: CourseRow; also?: readonly LeanStatement[] } = {}): Promise<void> {
     if (bodies.length === 0) return;
+    const also = options.also ?? [];
+    if (also.length && bodies.length > CREATE_CHUNK) throw new Error('createMany: `also` needs the registrations in one chunk');
     const versions = new Map<string, { course: { id: string }; version: CourseVersion }>();
     for (const courseId of new Set(bodies.map((b) => b.courseId))) {
       const known = options.course?.appId === appId && options.course.id === courseId ? options.course : undefined;
@@ -193,7 +196,7 @@ export class RegistrationsService {
         const event = this.events.stage(new RegistrationCreated({ appId, registrationId: reg.id, courseId: reg.courseId, courseVersion: version.version, learnerId: reg.learnerId }));
         return event ? [event] : [];
       });
-      const hot = this.hotCreation(chunk, staged, options.within);
+      const hot = this.hotCreation(chunk, staged, options.within, also);
       try {
         if (hot) await inHotTransaction(this.dataSource, (execute) => Promise.all(hot.map((st) => execute(st.sql, st.params))));
         else await this.dataSource.transaction(async (m) => {
@@ -208,6 +211,7 @@ export class RegistrationsService {
           }
           const jobs = staged.flatMap((e) => e.jobs);
           for (let j = 0; j < jobs.length; j += CREATE_CHUNK) await m.insert(JobEntity, jobs.slice(j, j + CREATE_CHUNK));
+          for (const st of also) await m.query(st.sql, st.params);
         });
       } catch (err) {
         // A creation racing for the same id: the loser sees what a sequential caller would.
@@ -237,7 +241,7 @@ export class RegistrationsService {
    * the jobs of its events) as statements of one hot transaction, sent together (one round trip, then COMMIT) instead
    * of TypeORM's transaction of one round trip each. Null: the ordinary transaction.
    */
-  private hotCreation(chunk: ReadonlyArray<ReturnType<RegistrationsService['prepare']>>, staged: ReadonlyArray<{ jobs: readonly JobEntity[] }>, within: CreationStep | undefined): LeanStatement[] | null {
+  private hotCreation(chunk: ReadonlyArray<ReturnType<RegistrationsService['prepare']>>, staged: ReadonlyArray<{ jobs: readonly JobEntity[] }>, within: CreationStep | undefined, also: readonly LeanStatement[]): LeanStatement[] | null {
     if (this.dataSource.options.type !== 'mysql' || within || chunk.length !== 1) return null;
     const [{ reg, instance, tags }] = chunk;
     if (tags.registration.length || tags.learner.length || tags.course.length) return null;
@@ -245,6 +249,7 @@ export class RegistrationsService {
       rowInsert(this.registrations, reg),
       rowInsert(this.dataSource.getRepository(RegistrationInstanceEntity), instance),
       ...staged.flatMap((e) => e.jobs.map((job) => rowInsert(this.dataSource.getRepository(JobEntity), job))),
+      ...also,
     ];
   }
 
@@ -287,7 +292,7 @@ export class RegistrationsService {
 
   /** A strict registration limit refuses a creation that would take this calendar month's registrations past it. */
   private async checkRegistrationLimit(appId: string, adding = 1): Promise<void> {
-    const account = await this.applications.account(appId);
+    const account = await this.applications.registrationLimit(appId);
     if (account.regLimit === null || !account.strictLimit) return;
     const created = await this.countCreatedSince(appId, monthStart(new Date()));
     if (created + adding > account.regLimit) {

@@ -128,10 +128,13 @@ export class LeanInsert<E extends ObjectLiteral, C extends keyof E & string> {
   constructor(
     private readonly repository: Repository<E>,
     columns: readonly C[],
+    ignoreDuplicates = false,
   ) {
     const { esc, column, table } = shapeOf(repository, 'LeanInsert');
     this.columns = columns.map(column);
-    this.sql = `INSERT INTO ${table} (${this.columns.map((c) => esc(c.databaseName)).join(', ')}) VALUES (${this.columns.map(() => '?').join(', ')})`;
+    // A row whose key is taken is skipped, not an error (MySQL's INSERT IGNORE, SQLite's INSERT OR IGNORE).
+    const verb = !ignoreDuplicates ? 'INSERT' : repository.manager.connection.options.type === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+    this.sql = `${verb} INTO ${table} (${this.columns.map((c) => esc(c.databaseName)).join(', ')}) VALUES (${this.columns.map(() => '?').join(', ')})`;
   }
 
   async run(row: Pick<E, C>): Promise<void> {
@@ -151,16 +154,16 @@ export function leanUpdate<E extends ObjectLiteral, S extends keyof E & string, 
   return kept(repository, `update ${set.join(',')} where ${keys.join(',')} null ${whereNull.join(',')}`, () => new LeanUpdate(repository, set, keys, whereNull));
 }
 
-/** The LeanInsert of a repository writing these columns (made once, kept). */
-export function leanInsert<E extends ObjectLiteral, C extends keyof E & string>(repository: Repository<E>, columns: readonly C[]): LeanInsert<E, C> {
-  return kept(repository, `insert ${columns.join(',')}`, () => new LeanInsert(repository, columns));
+/** The LeanInsert of a repository writing these columns (made once, kept); `ignoreDuplicates`: a taken key skips the row. */
+export function leanInsert<E extends ObjectLiteral, C extends keyof E & string>(repository: Repository<E>, columns: readonly C[], ignoreDuplicates = false): LeanInsert<E, C> {
+  return kept(repository, `insert ${ignoreDuplicates ? 'or ignore ' : ''}${columns.join(',')}`, () => new LeanInsert(repository, columns, ignoreDuplicates));
 }
 
 /**
  * The INSERT of a whole row as `repository.insert(row)` writes it: the columns it has a value for (one SQL text per
- * set of columns, kept), the others left to their defaults.
+ * set of columns, kept), the others left to their defaults. `ignoreDuplicates`: as `.orIgnore()`, a taken key skips it.
  */
-export function rowInsert<E extends ObjectLiteral>(repository: Repository<E>, row: E): LeanStatement {
+export function rowInsert<E extends ObjectLiteral>(repository: Repository<E>, row: Partial<E>, ignoreDuplicates = false): LeanStatement {
   const columns = Object.keys(row).filter((k) => row[k] !== undefined) as Array<keyof E & string>;
-  return leanInsert(repository, columns).statement(row);
+  return leanInsert(repository, columns, ignoreDuplicates).statement(row as E);
 }
