@@ -1,5 +1,8 @@
 import { DataSource, ObjectLiteral, Repository } from 'typeorm';
-import { leanInsert, leanRead, leanUpdate } from '../../src/platform/database/lean-read';
+import { affectedBy, leanInsert, leanRead, leanUpdate, rowInsert } from '../../src/platform/database/lean-read';
+import { RegistrationProgress } from '../../src/modules/registrations/registration-progress';
+import { RegistrationEntity } from '../../src/modules/registrations/entities/registration.entity';
+import { RegistrationInstanceEntity } from '../../src/modules/registrations/entities/registration-instance.entity';
 import { DispatchNonceEntity } from '../../src/modules/dispatch/entities/dispatch-nonce.entity';
 import { PlayerSessionEntity } from '../../src/modules/player/player-session.entity';
 import { fixture, importCourse } from '../support/courses';
@@ -74,5 +77,27 @@ describe('LeanRead reads rows as findOneBy does', () => {
     await leanInsert(nonces, ['nonce', 'expiresAt']).run({ nonce: 'by-lean-insert', expiresAt: at });
     expect(await nonces.findOneByOrFail({ nonce: 'by-lean-insert' })).toEqual({ ...(await nonces.findOneByOrFail({ nonce: 'by-insert' })), nonce: 'by-lean-insert' });
     await expect(leanInsert(nonces, ['nonce', 'expiresAt']).run({ nonce: 'by-insert', expiresAt: at })).rejects.toThrow();
+    // Ignoring duplicates: the taken key is skipped, the row as it was.
+    expect(await affectedBy(s.app.get(DataSource), ...Object.values(rowInsert(nonces, { nonce: 'by-insert', expiresAt: new Date('2040-01-01T00:00:00Z') }, true)) as [string, unknown[]])).toBe(0);
+    expect((await nonces.findOneByOrFail({ nonce: 'by-insert' })).expiresAt).toEqual(at);
+  });
+
+  it("a launch's joined read (registration, instance, sequencing state) gives the rows as findOneBy does", async () => {
+    const dataSource = s.app.get(DataSource);
+    const appId = s.firstStart.application.appId;
+    const progress = s.app.get(RegistrationProgress);
+    const reg = await dataSource.getRepository(RegistrationEntity).findOneByOrFail({ appId, id: 'lean' });
+    await dataSource.getRepository(RegistrationInstanceEntity).update({ appId, registrationId: 'lean', instance: 0 }, { sequencingState: '{"s":1}' });
+    const inst = await dataSource.getRepository(RegistrationInstanceEntity).findOneByOrFail({ appId, registrationId: 'lean', instance: 0 });
+    for (const which of [0, 'latest'] as const) {
+      const state = await progress.launchState(appId, 'lean', which);
+      expect(state).toEqual({ reg, inst, sequencingState: '{"s":1}' });
+      expect(state!.reg).toBeInstanceOf(RegistrationEntity);
+      expect(state!.inst).toBeInstanceOf(RegistrationInstanceEntity);
+    }
+    // No such instance, registration or application: null.
+    expect(await progress.launchState(appId, 'lean', 1)).toBeNull();
+    expect(await progress.launchState(appId, 'nope', 'latest')).toBeNull();
+    expect(await progress.launchState('other-app', 'lean', 0)).toBeNull();
   });
 });

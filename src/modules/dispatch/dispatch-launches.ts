@@ -9,12 +9,11 @@ import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { CoursesService } from '../courses/courses.service';
-import type { CourseRow } from '../courses/course-version';
 import { LaunchLinks } from '../player/launch-links';
-import { DestinationsService } from './destinations.service';
 import { RegistrationsService } from '../registrations/registrations.service';
+import { RegistrationProgress } from '../registrations/registration-progress';
 import { SettingsService } from '../settings/settings.service';
-import { DispatchesService } from './dispatches.service';
+import { DispatchesService, type LaunchedDispatch } from './dispatches.service';
 import { DispatchEntity } from './entities/dispatch.entity';
 import { DispatchNonceEntity } from './entities/dispatch-nonce.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
@@ -80,9 +79,9 @@ export class DispatchLaunches {
     private readonly dispatches: DispatchesService,
     private readonly courses: CoursesService,
     private readonly registrations: RegistrationsService,
+    private readonly progress: RegistrationProgress,
     private readonly settings: SettingsService,
     private readonly launchLinks: LaunchLinks,
-    private readonly destinations: DestinationsService,
     private readonly keys: KeyRing,
     private readonly state: SystemStateService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -117,7 +116,7 @@ export class DispatchLaunches {
    * created then); otherwise the learner's registration, resumed, or new (on a new instance when the course changed).
    */
   async launch(
-    d: DispatchEntity,
+    d: LaunchedDispatch,
     learnerId: string,
     name: { firstName?: string; lastName?: string },
     lmsOrigin: string,
@@ -127,14 +126,10 @@ export class DispatchLaunches {
   ): Promise<DispatchLaunch | { refused: LaunchRefusal }> {
     if (!d.enabled) return { refused: 'disabled' };
     if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
-    const course = await this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
-    if (!course) return { refused: 'unavailable' };
     const learner = await this.learnerOf(d, learnerId, name);
-    const found = await this.registrationOf(d, learner, course);
+    const found = await this.registrationOf(d, learner);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
-    // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
-    const destination = await this.destinations.require(d.appId, d.destinationId).catch(() => null);
     const playerUrl = await this.launchLinks.issue({
       appId: d.appId,
       target: { kind: 'registration', registrationId, instance },
@@ -142,7 +137,8 @@ export class DispatchLaunches {
       expirySeconds: 60,
       redirectOnExitUrl,
       ...(cssUrl ? { cssUrl } : {}),
-      launchAuth: destination?.launchAuth,
+      // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
+      launchAuth: d.destinationLaunchAuth,
     });
     const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
     const body = Buffer.from(JSON.stringify(status)).toString('base64url');
@@ -183,17 +179,28 @@ export class DispatchLaunches {
   }
 
   /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
-  private async registrationOf(d: DispatchEntity, learner: DispatchLearner, course: CourseRow): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
+  private async registrationOf(d: DispatchEntity, learner: DispatchLearner): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
+    // The course is read when the launch needs it (a new registration, or instancing's check of its latest version): a
+    // returning learner of a dispatch without instancing resumes without it (deleting a course deletes its
+    // registrations, and the player checks the version it opens).
+    const courseOf = () => this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
     const link = await leanRead(this.learners, ['appId', 'dispatchId', 'learnerKey']).one({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
-    const existing = link ? await this.registrations.find(d.appId, link.registrationId) : null;
-    if (existing) {
-      const current = await this.registrations.requireInstance(d.appId, existing, existing.latestInstance);
-      if (d.instanced && course.latestVersion > current.courseVersion) {
-        await this.registrations.createInstance(d.appId, existing.id);
-        return { registrationId: existing.id, instance: existing.latestInstance + 1, totalSeconds: 0 };
+    // The registration with its latest instance, one read.
+    const state = link ? await this.progress.launchState(d.appId, link.registrationId, 'latest') : null;
+    if (state) {
+      const { reg: existing, inst: current } = state;
+      if (d.instanced) {
+        const course = await courseOf();
+        if (!course) return { refused: 'unavailable' };
+        if (course.latestVersion > current.courseVersion) {
+          await this.registrations.createInstance(d.appId, existing.id);
+          return { registrationId: existing.id, instance: existing.latestInstance + 1, totalSeconds: 0 };
+        }
       }
       return { registrationId: existing.id, instance: existing.latestInstance, totalSeconds: current.totalSeconds };
     }
+    const course = await courseOf();
+    if (!course) return { refused: 'unavailable' };
     if (!d.allowNewRegistrations) return { refused: 'noNew' };
     // The cap is checked and the count taken in one statement: two learners racing for the last place cannot both win.
     const taken = await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count + 1 WHERE app_id = ? AND id = ? AND (registration_cap = 0 OR registration_count < registration_cap)', [d.appId, d.id]);

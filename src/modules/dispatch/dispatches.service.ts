@@ -1,4 +1,5 @@
-import { leanRead } from '../../platform/database/lean-read';
+import { leanColumns } from '../../platform/database/lean-read';
+import { runLeanStatement, sqlOf } from '../../platform/database/hot-statement';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ import { DestinationsService } from './destinations.service';
 import { CreateDispatchIdDto, UpdateDispatchDto } from './dto/dispatch.dto';
 import { DispatchListQueryDto, DispatchSelectionQueryDto } from './dto/dispatch-query.dto';
 import { DispatchEntity } from './entities/dispatch.entity';
+import { DestinationEntity } from './entities/destination.entity';
 import { DispatchRegistrationEntity } from './entities/dispatch-registration.entity';
 
 const CHUNK = 500;
@@ -44,6 +46,9 @@ export interface DispatchView {
 export type DestinationWideFlag = 'enabled' | 'instanced' | 'hashUserInfo';
 
 /** Dispatches: a course delivered to a destination, with its caps and switches. Launches are DispatchLaunches'. */
+/** A dispatch as its launches read it: with its destination's launchAuth (null: none, or no destination). */
+export type LaunchedDispatch = DispatchEntity & { destinationLaunchAuth: DestinationEntity['launchAuth'] };
+
 @Injectable()
 export class DispatchesService implements OnApplicationBootstrap {
   private readonly logger = new Logger(DispatchesService.name);
@@ -52,6 +57,7 @@ export class DispatchesService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(DispatchEntity) private readonly dispatches: Repository<DispatchEntity>,
     @InjectRepository(DispatchRegistrationEntity) private readonly learners: Repository<DispatchRegistrationEntity>,
+    @InjectRepository(DestinationEntity) private readonly destinationRows: Repository<DestinationEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly destinations: DestinationsService,
     private readonly courses: CoursesService,
@@ -167,9 +173,16 @@ export class DispatchesService implements OnApplicationBootstrap {
     return sealed;
   }
 
-  async byPackageKey(key: string): Promise<DispatchEntity | null> {
+  async byPackageKey(key: string): Promise<LaunchedDispatch | null> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(key)) return null;
-    return leanRead(this.dispatches, ['packageKey']).one({ packageKey: key });
+    // With its destination's launchAuth (what the launch binds its player session with): one statement, a join.
+    const d = leanColumns(this.dispatches, 'd');
+    const t = leanColumns(this.destinationRows, 't');
+    const sql = sqlOf('dispatch by package key', () => `SELECT ${d.select}, ${t.column('id')} AS dest_id, ${t.column('launchAuth')} AS dest_launch_auth FROM ${d.table} d LEFT JOIN ${t.table} t ON ${t.column('appId')} = ${d.column('appId')} AND ${t.column('id')} = ${d.column('destinationId')} WHERE ${d.column('packageKey')} = ? LIMIT 1`);
+    const [row] = await runLeanStatement(this.dataSource, sql, [key], true);
+    const dispatch = row ? d.of(row) : null;
+    if (!row || !dispatch) return null;
+    return Object.assign(dispatch, { destinationLaunchAuth: row.dest_id === null || row.dest_id === undefined ? null : t.hydrate('launchAuth', row.dest_launch_auth) });
   }
 
   async get(appId: string, id: string): Promise<DispatchView> {

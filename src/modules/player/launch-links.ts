@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
+import { affectedBy, rowInsert } from '../../platform/database/lean-read';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
@@ -128,7 +129,9 @@ export class LaunchLinks {
       ...(target.kind === 'preview' ? { preview: { courseId: target.courseId, version: target.version } } : {}),
     };
     const policy = launchAuthPolicyOf(req.launchAuth);
-    await this.sessions.insert({ id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings, launchAuth: policy ? { policy } : null, lastSeenAt: null });
+    // By SQL text made once (every launch page issues one): no entity manager, no query builder.
+    const row = rowInsert(this.sessions, { id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings, launchAuth: policy ? { policy } : null, lastSeenAt: null });
+    await affectedBy(this.sessions.manager.connection, row.sql, row.params);
     const claims: LaunchClaims = {
       t: 'launch',
       id,
@@ -141,6 +144,7 @@ export class LaunchLinks {
       ...(req.startSco ? { startSco: req.startSco } : {}),
       ...(req.culture ? { culture: req.culture } : {}),
       ...(req.cssUrl ? { css: req.cssUrl } : {}),
+      ...(!policy && !settings.additionalValues && !settings.preview ? { plain: true as const } : {}),
     };
     return `${this.config.publicUrl}/player/launch/${encodeToken(this.keys, claims)}`;
   }

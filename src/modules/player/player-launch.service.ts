@@ -102,7 +102,8 @@ export class PlayerLaunchService {
       if (!known) throw new PlayerError(410, 'This link is no longer valid', 'The registration of this launch link no longer exists.');
       throw new PlayerError(410, 'This link has already been used', 'Each launch link opens the course once. Go back to where you found it and launch the course again.');
     }
-    const row = await leanRead(this.sessionRows, ['id']).one({ id: claims.id });
+    // A plain link's row holds nothing its claims lack: not read again.
+    const row = claims.plain ? null : await leanRead(this.sessionRows, ['id']).one({ id: claims.id });
     const launchAuth = row?.launchAuth ?? null;
     const token = await this.open(claims, row?.settings ?? null, now);
     return { token, launchAuth };
@@ -110,9 +111,10 @@ export class PlayerLaunchService {
 
   private async open(claims: LaunchClaims, issued: PlayerSessionSettings | null, now: Date): Promise<string> {
     if (issued?.preview) return this.launchPreview(claims, issued, issued.preview);
-    const reg = await this.progress.registration(claims.app, claims.reg);
-    const inst = reg ? await this.progress.instance({ appId: claims.app, registrationId: claims.reg, instance: claims.inst }) : null;
-    if (!reg || !inst || !inst.activityDetails) throw new PlayerError(410, 'This course is no longer available', 'The registration of this launch link no longer exists.');
+    const state = await this.progress.launchState(claims.app, claims.reg, claims.inst);
+    const reg = state?.reg;
+    const inst = state?.inst;
+    if (!state || !reg || !inst || !inst.activityDetails) throw new PlayerError(410, 'This course is no longer available', 'The registration of this launch link no longer exists.');
     const version = await this.courses.findVersion(claims.app, reg.courseId, inst.courseVersion);
     if (!version) throw new PlayerError(410, 'This course is no longer available', 'The course of this registration has been deleted.');
     const scormVersion = this.sessions.runtimeOf(version);
@@ -133,7 +135,7 @@ export class PlayerLaunchService {
     let undelivered = false;
     if (sequenced) {
       const where = { appId: claims.app, registrationId: claims.reg, instance: claims.inst };
-      engine = engineOf(sequencingDefinitionFor(definitionOf(version), tracked), await this.progress.sequencingStateOf(where), await this.progress.priorGlobals(where));
+      engine = engineOf(sequencingDefinitionFor(definitionOf(version), tracked), state.sequencingState, await this.progress.priorGlobals(where));
       resumed = engine.suspendedActivity;
       const delivered = this.startDelivery(engine, claims.startSco, launchSettings.flowToFirstSco);
       undelivered = delivered === null && !launchSettings.flowToFirstSco && navOf(engine).choice.length > 0;

@@ -16,6 +16,11 @@ export interface LaunchClaims {
   startSco?: string;
   culture?: string;
   css?: string;
+  /**
+   * The link's session row holds nothing these claims lack (no launchAuth, additional values or preview): the
+   * player, which signed this, need not read it when it claims the link.
+   */
+  plain?: true;
 }
 
 /** What a player session URL carries. */

@@ -1,5 +1,5 @@
-import { inHotTransaction } from '../../platform/database/hot-statement';
-import { affectedBy, leanInsert, leanRead, leanUpdate, type LeanStatement } from '../../platform/database/lean-read';
+import { inHotTransaction, runLeanStatement, sqlOf } from '../../platform/database/hot-statement';
+import { affectedBy, leanColumns, leanInsert, leanRead, leanUpdate, type LeanStatement } from '../../platform/database/lean-read';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, LessThan, Repository } from 'typeorm';
@@ -90,6 +90,24 @@ export class RegistrationProgress {
 
   instance(where: InstanceKey): Promise<InstanceRecord | null> {
     return leanRead(this.instances, ['appId', 'registrationId', 'instance']).one(where);
+  }
+
+  /**
+   * What a launch reads first, in one statement: the registration, its instance (`instance`, or its latest) and the
+   * instance's sequencing state. Null when either is missing.
+   */
+  async launchState(appId: string, registrationId: string, instance: number | 'latest'): Promise<{ reg: RegistrationRecord; inst: InstanceRecord; sequencingState: string | null } | null> {
+    const r = leanColumns(this.registrations, 'r');
+    const i = leanColumns(this.instances, 'i');
+    const latest = instance === 'latest';
+    const sql = sqlOf(`launch state ${latest ? 'latest' : 'given'}`, () => {
+      const which = latest ? r.column('latestInstance') : '?';
+      return `SELECT ${r.select}, ${i.select}, ${i.column('sequencingState')} AS seq_state FROM ${r.table} r JOIN ${i.table} i ON ${i.column('appId')} = ${r.column('appId')} AND ${i.column('registrationId')} = ${r.column('id')} AND ${i.column('instance')} = ${which} WHERE ${r.column('appId')} = ? AND ${r.column('id')} = ?`;
+    });
+    const [row] = await runLeanStatement(this.dataSource, sql, latest ? [appId, registrationId] : [instance, appId, registrationId], true);
+    const reg = row ? r.of(row) : null;
+    const inst = row ? i.of(row) : null;
+    return reg && inst ? { reg, inst, sequencingState: (row.seq_state as string | null) ?? null } : null;
   }
 
   /** An instance's activity tree alone (null: no such instance, or no tree). */

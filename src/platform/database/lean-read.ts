@@ -51,6 +51,45 @@ export class LeanRead<E extends ObjectLiteral, K extends keyof E & string> {
   }
 }
 
+/**
+ * An entity's columns as LeanRead selects them, for a statement that reads several tables at once (a join): the select
+ * list, each column qualified by `alias` and named `${alias}__column`, and the entity of a result row.
+ */
+export interface LeanColumns<E> {
+  select: string;
+  /** The entity of a row (its columns hydrated as LeanRead does); null when the row has none of it (an outer join). */
+  of(row: Record<string, unknown>): E | null;
+  /** The quoted name of the entity's table. */
+  table: string;
+  /** A column's quoted name, qualified by the alias. */
+  column(property: keyof E & string): string;
+  /** A raw value of one column (selected by the caller under a name of its own), hydrated as the entity's would be. */
+  hydrate<K extends keyof E & string>(property: K, raw: unknown): E[K];
+}
+
+export function leanColumns<E extends ObjectLiteral>(repository: Repository<E>, alias: string): LeanColumns<E> {
+  return kept(repository, `columns ${alias}`, () => {
+    const { meta, esc, column, table } = shapeOf(repository, 'leanColumns');
+    if (meta.relations.length || meta.embeddeds.length) throw new Error(`leanColumns: ${meta.name} has relations or embedded columns`);
+    const columns = meta.columns.filter((c) => c.isSelect && !c.isVirtual && !c.isVirtualProperty);
+    const key = (c: ColumnMetadata) => `${alias}__${c.databaseName}`;
+    const primary = meta.primaryColumns[0];
+    const driver = repository.manager.connection.driver;
+    return {
+      select: columns.map((c) => `${esc(alias)}.${esc(c.databaseName)} AS ${esc(key(c))}`).join(', '),
+      table,
+      column: (property: keyof E & string) => `${esc(alias)}.${esc(column(property).databaseName)}`,
+      hydrate: <K extends keyof E & string>(property: K, raw: unknown) => driver.prepareHydratedValue(raw, column(property)) as E[K],
+      of: (row: Record<string, unknown>): E | null => {
+        if (row[key(primary)] === null || row[key(primary)] === undefined) return null;
+        const entity = meta.create() as Record<string, unknown>;
+        for (const c of columns) entity[c.propertyName] = driver.prepareHydratedValue(row[key(c)], c);
+        return entity as E;
+      },
+    };
+  });
+}
+
 const made = new WeakMap<object, Map<string, unknown>>();
 
 /** What was made for a repository under this name (made on first use, then kept with the repository). */
