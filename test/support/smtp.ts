@@ -60,6 +60,9 @@ export async function startSmtpSink(options: { keepParsed?: boolean } = {}): Pro
       }));
     },
   });
+  // A client that vanishes mid-session (a process killed while it sends) resets its connection: smtp-server reports it
+  // as an 'error' event, which with no listener would be thrown in the test process. A real server logs it and goes on.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as { port: number }).port;
   return Object.assign(sink as SmtpSink, {

@@ -45,10 +45,10 @@ export interface DispatchView {
 /** The dispatch flags a destination sets on all its dispatches at once. */
 export type DestinationWideFlag = 'enabled' | 'instanced' | 'hashUserInfo';
 
-/** Dispatches: a course delivered to a destination, with its caps and switches. Launches are DispatchLaunches'. */
 /** A dispatch as its launches read it: with its destination's launchAuth (null: none, or no destination). */
 export type LaunchedDispatch = DispatchEntity & { destinationLaunchAuth: DestinationEntity['launchAuth'] };
 
+/** Dispatches: a course delivered to a destination, with its caps and switches. Launches are DispatchLaunches'. */
 @Injectable()
 export class DispatchesService implements OnApplicationBootstrap {
   private readonly logger = new Logger(DispatchesService.name);
@@ -178,7 +178,7 @@ export class DispatchesService implements OnApplicationBootstrap {
     // With its destination's launchAuth (what the launch binds its player session with): one statement, a join.
     const d = leanColumns(this.dispatches, 'd');
     const t = leanColumns(this.destinationRows, 't');
-    const sql = sqlOf('dispatch by package key', () => `SELECT ${d.select}, ${t.column('id')} AS dest_id, ${t.column('launchAuth')} AS dest_launch_auth FROM ${d.table} d LEFT JOIN ${t.table} t ON ${t.column('appId')} = ${d.column('appId')} AND ${t.column('id')} = ${d.column('destinationId')} WHERE ${d.column('packageKey')} = ? LIMIT 1`);
+    const sql = sqlOf(`dispatch by package key ${this.dataSource.options.type}`, () => `SELECT ${d.select}, ${t.column('id')} AS dest_id, ${t.column('launchAuth')} AS dest_launch_auth FROM ${d.table} d LEFT JOIN ${t.table} t ON ${t.column('appId')} = ${d.column('appId')} AND ${t.column('id')} = ${d.column('destinationId')} WHERE ${d.column('packageKey')} = ? LIMIT 1`);
     const [row] = await runLeanStatement(this.dataSource, sql, [key], true);
     const dispatch = row ? d.of(row) : null;
     if (!row || !dispatch) return null;

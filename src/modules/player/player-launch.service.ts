@@ -318,7 +318,7 @@ export class PlayerLaunchService {
     const meta = this.sessionRows.metadata;
     const driver = this.dataSource.driver;
     const col = (name: keyof PlayerSessionEntity) => meta.findColumnWithPropertyName(name)!;
-    const sql = sqlOf(`superseded sessions ${limit}`, () => {
+    const sql = sqlOf(`superseded sessions ${this.dataSource.options.type} ${limit}`, () => {
       const q = (name: keyof PlayerSessionEntity) => driver.escape(col(name).databaseName);
       return `SELECT ${q('id')}, ${q('settings')} FROM ${driver.escape(meta.tableName)} WHERE ${q('appId')} = ? AND ${q('registrationId')} = ? AND ${q('id')} <> ? AND ${q('usedAt')} IS NOT NULL AND ${q('expiresAt')} > ? ORDER BY ${q('usedAt')} DESC LIMIT ${limit}`;
     });

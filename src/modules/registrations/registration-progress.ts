@@ -100,7 +100,8 @@ export class RegistrationProgress {
     const r = leanColumns(this.registrations, 'r');
     const i = leanColumns(this.instances, 'i');
     const latest = instance === 'latest';
-    const sql = sqlOf(`launch state ${latest ? 'latest' : 'given'}`, () => {
+    // Keyed by the driver too: the SQL text quotes names the driver's way.
+    const sql = sqlOf(`launch state ${this.dataSource.options.type} ${latest ? 'latest' : 'given'}`, () => {
       const which = latest ? r.column('latestInstance') : '?';
       return `SELECT ${r.select}, ${i.select}, ${i.column('sequencingState')} AS seq_state FROM ${r.table} r JOIN ${i.table} i ON ${i.column('appId')} = ${r.column('appId')} AND ${i.column('registrationId')} = ${r.column('id')} AND ${i.column('instance')} = ${which} WHERE ${r.column('appId')} = ? AND ${r.column('id')} = ?`;
     });
