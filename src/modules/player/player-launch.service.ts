@@ -1,4 +1,4 @@
-import { leanRead, type LeanStatement, leanUpdate } from '../../platform/database/lean-read';
+import { leanColumns, leanRead, type LeanStatement, leanUpdate } from '../../platform/database/lean-read';
 import { runLeanStatement, sqlOf } from '../../platform/database/hot-statement';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -315,15 +315,12 @@ export class PlayerLaunchService {
   private async supersedeOthers(appId: string, registrationId: string, sessionId: string, opts: { rows: number; force: boolean }, now: Date): Promise<void> {
     // By SQL text made once a limit (every tracked launch runs it): no query builder.
     const limit = Math.max(1, Math.min(1000, Math.floor(opts.rows) || 1));
-    const meta = this.sessionRows.metadata;
-    const driver = this.dataSource.driver;
-    const col = (name: keyof PlayerSessionEntity) => meta.findColumnWithPropertyName(name)!;
+    const s = leanColumns(this.sessionRows, 's');
     const sql = sqlOf(`superseded sessions ${this.dataSource.options.type} ${limit}`, () => {
-      const q = (name: keyof PlayerSessionEntity) => driver.escape(col(name).databaseName);
-      return `SELECT ${q('id')}, ${q('settings')} FROM ${driver.escape(meta.tableName)} WHERE ${q('appId')} = ? AND ${q('registrationId')} = ? AND ${q('id')} <> ? AND ${q('usedAt')} IS NOT NULL AND ${q('expiresAt')} > ? ORDER BY ${q('usedAt')} DESC LIMIT ${limit}`;
+      return `SELECT ${s.column('id')} AS id, ${s.column('settings')} AS settings FROM ${s.table} s WHERE ${s.column('appId')} = ? AND ${s.column('registrationId')} = ? AND ${s.column('id')} <> ? AND ${s.column('usedAt')} IS NOT NULL AND ${s.column('expiresAt')} > ? ORDER BY ${s.column('usedAt')} DESC LIMIT ${limit}`;
     });
-    const rows = await runLeanStatement(this.dataSource, sql, [appId, registrationId, sessionId, driver.preparePersistentValue(now, col('expiresAt'))], true);
-    const others = rows.map((r) => ({ id: r[col('id').databaseName] as string, settings: driver.prepareHydratedValue(r[col('settings').databaseName], col('settings')) as PlayerSessionSettings | null }));
+    const rows = await runLeanStatement(this.dataSource, sql, [appId, registrationId, sessionId, s.param('expiresAt', now)], true);
+    const others = rows.map((r) => ({ id: r.id as string, settings: s.hydrate('settings', r.settings) }));
     for (const other of others) {
       if (!other.settings?.activityId || other.settings.superseded) continue;
       await this.sessionRows.update({ id: other.id }, { settings: { ...other.settings, superseded: { force: opts.force } } });

@@ -15,6 +15,24 @@ function shapeOf<E extends ObjectLiteral>(repository: Repository<E>, who: string
 }
 
 /**
+ * The columns a lean read selects (those `findOneBy` reads: not `select: false`, not virtual) and the entity of a
+ * result row, each value hydrated by the driver with its transformer (`valueOf`: the row's value of a column).
+ * Entities with relations or embedded columns are refused (their hydration is TypeORM's own).
+ */
+function selectedColumns<E extends ObjectLiteral>(repository: Repository<E>, who: string) {
+  const meta = repository.metadata;
+  if (meta.relations.length || meta.embeddeds.length) throw new Error(`${who}: ${meta.name} has relations or embedded columns`);
+  const columns = meta.columns.filter((c) => c.isSelect && !c.isVirtual && !c.isVirtualProperty);
+  const driver = repository.manager.connection.driver;
+  const entityOf = (valueOf: (c: ColumnMetadata) => unknown): E => {
+    const entity = meta.create() as Record<string, unknown>;
+    for (const c of columns) entity[c.propertyName] = driver.prepareHydratedValue(valueOf(c), c);
+    return entity as E;
+  };
+  return { columns, entityOf };
+}
+
+/**
  * One row by equality on some of its columns, as `repository.findOneBy(where)` reads it (the same columns: those not
  * `select: false`; each value hydrated by the driver, its transformer applied), but by SQL text made once, run by
  * runLeanStatement (MySQL: a prepared statement on the pool): no query builder, alias map, entity transformer or
@@ -25,29 +43,24 @@ function shapeOf<E extends ObjectLiteral>(repository: Repository<E>, who: string
  */
 export class LeanRead<E extends ObjectLiteral, K extends keyof E & string> {
   private readonly sql: string;
-  private readonly columns: ColumnMetadata[];
   private readonly keyColumns: ColumnMetadata[];
+  private readonly entityOf: (valueOf: (c: ColumnMetadata) => unknown) => E;
 
   constructor(
     private readonly repository: Repository<E>,
     keys: readonly K[],
   ) {
-    const { meta, esc, column, table } = shapeOf(repository, 'LeanRead');
-    if (meta.relations.length || meta.embeddeds.length) throw new Error(`LeanRead: ${meta.name} has relations or embedded columns`);
-    this.columns = meta.columns.filter((c) => c.isSelect && !c.isVirtual && !c.isVirtualProperty);
+    const { esc, column, table } = shapeOf(repository, 'LeanRead');
+    const { columns, entityOf } = selectedColumns(repository, 'LeanRead');
+    this.entityOf = entityOf;
     this.keyColumns = keys.map(column);
-    this.sql = `SELECT ${this.columns.map((c) => esc(c.databaseName)).join(', ')} FROM ${table} WHERE ${this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`).join(' AND ')} LIMIT 1`;
+    this.sql = `SELECT ${columns.map((c) => esc(c.databaseName)).join(', ')} FROM ${table} WHERE ${this.keyColumns.map((c) => `${esc(c.databaseName)} = ?`).join(' AND ')} LIMIT 1`;
   }
 
   async one(where: Pick<E, K>): Promise<E | null> {
     const values = this.keyColumns.map((c) => where[c.propertyName as K]);
-    const rows = await runLeanStatement(this.repository.manager.connection, this.sql, values, true);
-    const row = rows[0];
-    if (!row) return null;
-    const driver = this.repository.manager.connection.driver;
-    const entity = this.repository.metadata.create() as Record<string, unknown>;
-    for (const c of this.columns) entity[c.propertyName] = driver.prepareHydratedValue(row[c.databaseName], c);
-    return entity as E;
+    const [row] = await runLeanStatement(this.repository.manager.connection, this.sql, values, true);
+    return row ? this.entityOf((c) => row[c.databaseName]) : null;
   }
 }
 
@@ -65,13 +78,14 @@ export interface LeanColumns<E> {
   column(property: keyof E & string): string;
   /** A raw value of one column (selected by the caller under a name of its own), hydrated as the entity's would be. */
   hydrate<K extends keyof E & string>(property: K, raw: unknown): E[K];
+  /** A value of one column as a statement's parameter (through the driver and the column's transformer). */
+  param<K extends keyof E & string>(property: K, value: E[K]): unknown;
 }
 
 export function leanColumns<E extends ObjectLiteral>(repository: Repository<E>, alias: string): LeanColumns<E> {
   return kept(repository, `columns ${alias}`, () => {
     const { meta, esc, column, table } = shapeOf(repository, 'leanColumns');
-    if (meta.relations.length || meta.embeddeds.length) throw new Error(`leanColumns: ${meta.name} has relations or embedded columns`);
-    const columns = meta.columns.filter((c) => c.isSelect && !c.isVirtual && !c.isVirtualProperty);
+    const { columns, entityOf } = selectedColumns(repository, 'leanColumns');
     const key = (c: ColumnMetadata) => `${alias}__${c.databaseName}`;
     const primary = meta.primaryColumns[0];
     const driver = repository.manager.connection.driver;
@@ -80,12 +94,8 @@ export function leanColumns<E extends ObjectLiteral>(repository: Repository<E>, 
       table,
       column: (property: keyof E & string) => `${esc(alias)}.${esc(column(property).databaseName)}`,
       hydrate: <K extends keyof E & string>(property: K, raw: unknown) => driver.prepareHydratedValue(raw, column(property)) as E[K],
-      of: (row: Record<string, unknown>): E | null => {
-        if (row[key(primary)] === null || row[key(primary)] === undefined) return null;
-        const entity = meta.create() as Record<string, unknown>;
-        for (const c of columns) entity[c.propertyName] = driver.prepareHydratedValue(row[key(c)], c);
-        return entity as E;
-      },
+      param: <K extends keyof E & string>(property: K, value: E[K]) => driver.preparePersistentValue(value, column(property)) as unknown,
+      of: (row: Record<string, unknown>): E | null => (row[key(primary)] === null || row[key(primary)] === undefined ? null : entityOf((c) => row[key(c)])),
     };
   });
 }
@@ -152,8 +162,8 @@ export interface LeanStatement {
 }
 
 /**
- * Runs a statement by SQL text (`?` placeholders) on the data source's own query runner, as LeanUpdate does (not for
- * work inside `DataSource.transaction` on MySQL/MariaDB): the rows it changed.
+ * Runs a statement by SQL text (`?` placeholders) outside any MySQL transaction (runLeanStatement: a prepared statement
+ * on the pool; on SQLite its one connection, so inside an open transaction), as LeanUpdate does: the rows it changed.
  */
 export function affectedBy(connection: DataSource, sql: string, params: unknown[]): Promise<number> {
   return runLeanStatement(connection, sql, params, false);
