@@ -235,6 +235,29 @@ describe('cmi5 courses: launch (fetch URL, LMS.LaunchData, launched), the LRS en
     expect(answers.filter((a) => a['error-code'] === '1')).toHaveLength(5);
   });
 
+  it('an AU sending its statements all at once (answers, completed, passed): every one is stored and the result is recorded', async () => {
+    await createReg('rc-burst', 'c-one');
+    const l = await launch('rc-burst');
+    const auth = `Basic ${(await fetchToken(l.fetch))['auth-token']}`;
+    const sessionId = await start(l, auth);
+    expect((await put(l.endpoint, auth, cmi5Statement(l, sessionId, 'initialized'))).status).toBe(204);
+    const answered = (i: number) => {
+      const st = cmi5Statement(l, sessionId, 'answered', { success: i % 2 === 0 });
+      return { ...st, object: { objectType: 'Activity', id: `${l.activityId}/q${i}` }, context: { ...(st.context as object), contextActivities: { parent: [{ id: l.activityId }] } } };
+    };
+    const ms = { 'https://w3id.org/xapi/cmi5/context/extensions/masteryscore': 0.8 };
+    const burst = [
+      ...Array.from({ length: 16 }, (_, i) => answered(i)),
+      cmi5Statement(l, sessionId, 'completed', { completion: true, duration: 'PT4S' }),
+      cmi5Statement(l, sessionId, 'passed', { success: true, duration: 'PT4S', score: { scaled: 0.85 } }, ms),
+    ];
+    const statuses = await Promise.all(burst.map(async (st) => (await put(l.endpoint, auth, st)).status));
+    expect(statuses).toEqual(burst.map(() => 204));
+    const p = await progress('rc-burst');
+    expect(p).toMatchObject({ registrationCompletion: 'COMPLETED', registrationSuccess: 'PASSED', score: { scaled: 0.85 } });
+    expect((await registrationStatements(l.registration)).filter((st) => String(st.verb.id).endsWith('/answered'))).toHaveLength(16);
+  });
+
   it('OwnWindow: the page tells the player to give the window to the AU; returnURL leads to the redirectOnExitUrl', async () => {
     await createReg('rc-own', 'c-two');
     const first = await launch('rc-own');

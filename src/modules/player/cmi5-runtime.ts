@@ -358,10 +358,11 @@ export class Cmi5Runtime implements OnModuleInit {
     await this.log(row, lines.join(''));
     // The state moves on from what is stored now (another request of the AU may have moved it meanwhile): the same
     // rules applied to it give the transitions (initialized, terminated, verbs sent) of these statements.
+    // Statements that move nothing (the AU's own, cmi5-allowed ones) write nothing: no contention with the AU's others.
     await this.updateState(row.id, state.id, (cur) => {
       const moved = structuredClone(cur);
       for (const st of list) cmi5StatementProblem(moved, record, st);
-      return moved;
+      return JSON.stringify(moved) === JSON.stringify(cur) ? null : moved;
     });
     if (results.length > 0 && row.settings?.tracking && row.registrationId) {
       const course = await this.courseOf(row);
