@@ -1,5 +1,6 @@
 import { BootstrapService } from '../../src/modules/applications/bootstrap.service';
-import { fixture, startUpload, waitForImport } from '../support/courses';
+import { createHmac, randomBytes } from 'node:crypto';
+import { fixture, importCourse, startUpload, waitForImport } from '../support/courses';
 import { basic, call, startExtraNode, startTestServer, TestServer } from '../support/test-server';
 import { createTestStack, isProductionStack } from '../support/test-stack';
 
@@ -36,6 +37,28 @@ onCluster('several API nodes behind a load balancer', () => {
 
     expect((await call(`${a.api}/appManagement/${child.id}/credentials/${second.id}`, { method: 'DELETE', auth: mgmt })).status).toBe(204);
     await waitUntil(async () => (await call(`${b.api}/ping`, { auth: k2 })).status === 401, 1000);
+  });
+
+  it('a dispatch launched through one node plays the version imported through the other at its next launch', async () => {
+    const auth = basic(a.firstStart.application.appId, a.firstStart.application.secretKey);
+    await importCourse(a.api, auth, 'cluster-golf', fixture('scorm12-golf-runtime-basic.zip'));
+    expect((await call(`${a.api}/dispatch/destinations`, { method: 'POST', auth, json: { destinations: [{ id: 'cluster-lms', data: { name: 'LMS' } }] } })).status).toBe(204);
+    expect((await call(`${a.api}/dispatch/dispatches`, { method: 'POST', auth, json: { dispatches: [{ id: 'cluster-d', data: { destinationId: 'cluster-lms', courseId: 'cluster-golf' } }] } })).status).toBe(204);
+    const { consumerKey, sharedSecret } = (await call(`${a.api}/dispatch/dispatches/cluster-d/lti`, { auth })).body as { consumerKey: string; sharedSecret: string };
+    const launch = async () => {
+      const payload = Buffer.from(JSON.stringify({ k: consumerKey, l: 'cluster-learner', o: 'http://lms.example.test', t: Math.floor(Date.now() / 1000), r: randomBytes(12).toString('base64url') })).toString('base64url');
+      return (await call(`${b.baseUrl}/dispatch/launch?token=${encodeURIComponent(`${payload}.${createHmac('sha256', sharedSecret).update(payload).digest('base64url')}`)}`)).status;
+    };
+    const registration = async () => (await call(`${a.api}/registrations?courseId=cluster-golf`, { auth })).body.registrations[0];
+    // Node B reads the course (and keeps it) for the first launch.
+    expect(await launch()).toBe(200);
+    expect(await registration()).toMatchObject({ instance: 0, course: { version: 1 } });
+    await importCourse(a.api, auth, 'cluster-golf', fixture('scorm12-golf-runtime-basic.zip'), { mayCreateNewVersion: 'true' });
+    await waitUntil(async () => {
+      expect(await launch()).toBe(200);
+      return (await registration()).instance === 1;
+    }, 1000);
+    expect(await registration()).toMatchObject({ instance: 1, course: { version: 2 } });
   });
 
   it('tokens and more tokens issued by one node work on the other', async () => {

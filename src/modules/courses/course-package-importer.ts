@@ -18,6 +18,7 @@ import { ImportJobPayload } from './dto/import-requests.dto';
 import { CourseEntity, titleFields } from './entities/course.entity';
 import { CourseVersionEntity } from './entities/course-version.entity';
 import { StorePackageSource } from './store-package-source';
+import { CoursesService } from './courses.service';
 
 export interface ImportOutcome {
   courseId: string;
@@ -56,6 +57,7 @@ export class CoursePackageImporter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: EventBus,
     private readonly connectors: ContentConnectorsService,
+    private readonly courses: CoursesService,
   ) {}
 
   async run(jobId: string, job: ImportJobPayload, progress: (percent: number) => Promise<void>): Promise<ImportOutcome> {
@@ -167,6 +169,8 @@ export class CoursePackageImporter {
       await this.events.publishIn(m, new CourseImported({ appId: job.appId, courseId: job.courseId, version: next, learningStandard: pkg.standard, title }));
       return next;
     });
+    // The next launch plays the new version on every node.
+    await this.courses.courseChanged(job.appId, job.courseId);
     return { courseId: job.courseId, version, webPathToCourse: `content/${prefix}`, warnings: pkg.warnings, courseLanguages: pkg.courseLanguages };
   }
 }

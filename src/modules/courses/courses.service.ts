@@ -9,6 +9,7 @@ import { PageTokens } from '../../platform/http/page-tokens';
 import { ContentStore } from '../../platform/storage/content-store';
 import { ClusterCache } from '../../platform/redis/cluster-cache';
 import { ClusterEvents } from '../../platform/redis/cluster-events.service';
+import { RedisService } from '../../platform/redis/redis.service';
 import { SettingsService } from '../settings/settings.service';
 import { TagsService } from '../tags/tags.service';
 import { CourseHooks } from './course-hooks';
@@ -22,8 +23,11 @@ interface IncludeOptions {
   includeCourseMetadata?: boolean;
 }
 
-/** ClusterEvents channel: a course's versions were deleted (message: `appId\ncourseId`). */
-const VERSION_ROWS_CHANNEL = 'course-versions-deleted';
+/**
+ * ClusterEvents channel: a course's rows changed (a version imported or deleted, the course renamed or deleted;
+ * message: `appId\ncourseId`). The name is the one nodes of earlier versions listen on.
+ */
+const COURSE_ROWS_CHANNEL = 'course-versions-deleted';
 
 /** Courses and their versions: reading, renaming, deleting. Imports live in CourseImportService. */
 @Injectable()
@@ -32,6 +36,8 @@ export class CoursesService {
   private readonly listQuery: ListQuery;
   /** Course version rows read lately (findVersion), dropped on every node when a course or version is deleted. */
   private readonly versionRows: ClusterCache<CourseVersionEntity>;
+  /** Course rows read lately by launches (launchCourse), production stack only; dropped on every node when the course changes. */
+  private readonly courseRows: ClusterCache<CourseEntity> | null;
 
   constructor(
     @InjectRepository(CourseEntity) private readonly courses: Repository<CourseEntity>,
@@ -44,8 +50,10 @@ export class CoursesService {
     private readonly events: EventBus,
     tokens: PageTokens,
     clusterEvents: ClusterEvents,
+    redis: RedisService,
   ) {
-    this.versionRows = new ClusterCache<CourseVersionEntity>(clusterEvents, VERSION_ROWS_CHANNEL, {
+    this.courseRows = redis.enabled ? new ClusterCache<CourseEntity>(clusterEvents, COURSE_ROWS_CHANNEL, { ttlMs: 60_000, max: 5_000, copy: (row) => ({ ...row }) }) : null;
+    this.versionRows = new ClusterCache<CourseVersionEntity>(clusterEvents, COURSE_ROWS_CHANNEL, {
       ttlMs: 60_000,
       max: 5_000,
       copy: (row) => Object.assign(this.versions.metadata.create() as CourseVersionEntity, structuredClone({ ...row })),
@@ -138,6 +146,12 @@ export class CoursesService {
   async setTitle(appId: string, courseId: string, title: string): Promise<void> {
     await this.requireCourse(appId, courseId);
     await this.courses.update({ appId, id: courseId }, { ...titleFields(title), updatedAt: new Date() });
+    await this.courseChanged(appId, courseId);
+  }
+
+  /** Drops what every node keeps of a course's rows; call it once a change of them has committed. */
+  courseChanged(appId: string, courseId: string): Promise<void> {
+    return this.versionRows.invalidate(`${appId}\n${courseId}`);
   }
 
   /** The one deletion path: other modules' data first (hooks), then versions, the course row and the files. */
@@ -150,7 +164,7 @@ export class CoursesService {
       await m.delete(CourseEntity, { appId, id: courseId });
       await this.events.publishIn(m, new CourseDeleted({ appId, courseId, version: null }));
     });
-    await this.versionRows.invalidate(`${appId}\n${courseId}`);
+    await this.courseChanged(appId, courseId);
     await this.tags.purge(appId, 'course', courseId);
     await this.settings.purgeTarget(appId, { level: 'course', courseId });
     await this.removeFiles(rows.map((r) => r.contentPrefix));
@@ -171,9 +185,20 @@ export class CoursesService {
       }
       await this.events.publishIn(m, new CourseDeleted({ appId, courseId, version }));
     });
-    await this.versionRows.invalidate(`${appId}\n${courseId}`);
+    await this.courseChanged(appId, courseId);
     await this.settings.purgeTarget(appId, { level: 'courseVersion', courseId, version });
     await this.removeFiles([row.contentPrefix]);
+  }
+
+  /**
+   * A course as a launch needs it (its latest version), or null: from memory when this node read it lately, dropped on
+   * every node when the course changes (courseChanged: an import, a rename, a deletion), so that a new version is what
+   * the next launch plays. Only where the production stack's ClusterEvents reach every process that changes courses
+   * (Redis); the embedded stack reads it each time (the CLI's backup restore is another process).
+   */
+  async launchCourse(appId: string, courseId: string): Promise<CourseEntity | null> {
+    const read = () => leanRead(this.courses, ['appId', 'id']).one({ appId, id: courseId });
+    return this.courseRows ? this.courseRows.get(`${appId}\n${courseId}`, `${appId}\n${courseId}`, read) : read();
   }
 
   async requireCourse(appId: string, courseId: string): Promise<CourseEntity> {

@@ -182,8 +182,8 @@ export class DispatchLaunches {
   private async registrationOf(d: DispatchEntity, learner: DispatchLearner): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
     // The course is read when the launch needs it (a new registration, or instancing's check of its latest version): a
     // returning learner of a dispatch without instancing resumes without it (deleting a course deletes its
-    // registrations, and the player checks the version it opens).
-    const courseOf = () => this.courses.requireCourse(d.appId, d.courseId).catch(() => null);
+    // registrations, and the player checks the version it opens). From memory on the production stack (launchCourse).
+    const courseOf = () => this.courses.launchCourse(d.appId, d.courseId);
     const link = await leanRead(this.learners, ['appId', 'dispatchId', 'learnerKey']).one({ appId: d.appId, dispatchId: d.id, learnerKey: learner.key });
     // The registration with its latest instance, one read.
     const state = link ? await this.progress.launchState(d.appId, link.registrationId, 'latest') : null;

@@ -144,8 +144,20 @@ export class DispatchesService implements OnApplicationBootstrap {
    * a row written before secrets were sealed holds it in clear until the boot seals it (sealPlainSecrets).
    */
   secretOf(d: DispatchEntity): string {
-    return isSealedValue(d.secret) ? this.keys.open(d.secret) : d.secret;
+    if (!isSealedValue(d.secret)) return d.secret;
+    // Opened once per sealed value (an AES-GCM decryption on every launch otherwise); a re-sealed or new secret is
+    // another value.
+    let clear = this.openedSecrets.get(d.secret);
+    if (clear === undefined) {
+      clear = this.keys.open(d.secret);
+      if (this.openedSecrets.size >= 10_000) this.openedSecrets.delete(this.openedSecrets.keys().next().value!);
+      this.openedSecrets.set(d.secret, clear);
+    }
+    return clear;
   }
+
+  /** Sealed dispatch secrets opened lately, by their sealed form (secretOf). */
+  private readonly openedSecrets = new Map<string, string>();
 
   onApplicationBootstrap(): Promise<void> {
     return this.sealPlainSecrets().then(
