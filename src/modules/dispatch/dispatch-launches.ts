@@ -1,4 +1,4 @@
-import { affectedBy, leanInsert, leanRead, rowInsert } from '../../platform/database/lean-read';
+import { affectedBy, leanInsert, leanRead, type LeanStatement, rowInsert } from '../../platform/database/lean-read';
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -127,19 +127,26 @@ export class DispatchLaunches {
     if (!d.enabled) return { refused: 'disabled' };
     if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
     const learner = await this.learnerOf(d, learnerId, name);
-    const found = await this.registrationOf(d, learner);
+    const playerLink = (registrationId: string, instance: number) =>
+      this.launchLinks.prepare({
+        appId: d.appId,
+        target: { kind: 'registration', registrationId, instance },
+        tracking: true,
+        expirySeconds: 60,
+        redirectOnExitUrl,
+        ...(cssUrl ? { cssUrl } : {}),
+        // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
+        launchAuth: d.destinationLaunchAuth,
+      });
+    const found = await this.registrationOf(d, learner, playerLink);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
-    const playerUrl = await this.launchLinks.issue({
-      appId: d.appId,
-      target: { kind: 'registration', registrationId, instance },
-      tracking: true,
-      expirySeconds: 60,
-      redirectOnExitUrl,
-      ...(cssUrl ? { cssUrl } : {}),
-      // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
-      launchAuth: d.destinationLaunchAuth,
-    });
+    let playerUrl = found.playerUrl;
+    if (playerUrl === undefined) {
+      const issued = playerLink(registrationId, instance);
+      await affectedBy(this.dataSource, issued.statement.sql, issued.statement.params);
+      playerUrl = issued.url;
+    }
     const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
     const body = Buffer.from(JSON.stringify(status)).toString('base64url');
     return { playerUrl, statusToken: `${body}.${this.keys.sign('dispatch', body)}`, lmsOrigin, pollMs: await this.pollMs(d), registrationId };
@@ -178,8 +185,16 @@ export class DispatchLaunches {
     return { key: `hashed-${h.slice(0, 40)}` };
   }
 
-  /** The learner's registration and the instance to launch (with the time it had tracked), or why none. */
-  private async registrationOf(d: DispatchEntity, learner: DispatchLearner): Promise<{ registrationId: string; instance: number; totalSeconds: number } | { refused: LaunchRefusal }> {
+  /**
+   * The learner's registration and the instance to launch (with the time it had tracked), or why none. A new
+   * registration's player link is stored with it (`playerLink`: its session row in the registration's transaction) and
+   * comes back as `playerUrl`.
+   */
+  private async registrationOf(
+    d: DispatchEntity,
+    learner: DispatchLearner,
+    playerLink: (registrationId: string, instance: number) => { url: string; statement: LeanStatement },
+  ): Promise<{ registrationId: string; instance: number; totalSeconds: number; playerUrl?: string } | { refused: LaunchRefusal }> {
     // The course is read when the launch needs it (a new registration, or instancing's check of its latest version): a
     // returning learner of a dispatch without instancing resumes without it (deleting a course deletes its
     // registrations, and the player checks the version it opens). From memory on the production stack (launchCourse).
@@ -209,6 +224,7 @@ export class DispatchLaunches {
     // The learner's link to the registration, written in the registration's transaction (MySQL: pipelined with its
     // rows); skipped if a launch at the same moment wrote it first.
     const learnerLink = rowInsert(this.learners, { appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }, true);
+    const player = playerLink(registrationId, 0);
     // Created unless it exists (a taken id fails the creation; no read of our own before it).
     await this.registrations
       .create(d.appId, {
@@ -216,15 +232,17 @@ export class DispatchLaunches {
         courseId: d.courseId,
         learner: { id: learner.key, ...(learner.firstName ? { firstName: learner.firstName } : {}), ...(learner.lastName ? { lastName: learner.lastName } : {}) },
         ...(d.postBack ? { postBack: this.registrations.openPostBack(d.postBack) } : {}),
-      }, undefined, { course, also: [learnerLink] })
+      }, undefined, { course, also: [learnerLink, player.statement] })
       .catch(async (err: unknown) => {
-        // The same learner launching twice at once (or a registration whose link row went missing): it exists.
-        if (await this.registrations.find(d.appId, registrationId)) return affectedBy(this.dataSource, learnerLink.sql, learnerLink.params);
-        // Not created (the application's registration limit, …): the place taken above is given back.
+        // Not created here, so the place taken above is given back: the same learner launching twice at once (or a
+        // registration whose link row went missing) has its registration, counted by the launch that created it; the
+        // application's registration limit (…) refused it.
         await affectedBy(this.dataSource, 'UPDATE dispatch SET registration_count = registration_count - 1 WHERE app_id = ? AND id = ? AND registration_count > 0', [d.appId, d.id]);
-        throw err;
+        if (!(await this.registrations.find(d.appId, registrationId))) throw err;
+        await affectedBy(this.dataSource, learnerLink.sql, learnerLink.params);
+        await affectedBy(this.dataSource, player.statement.sql, player.statement.params);
       });
-    return { registrationId, instance: 0, totalSeconds: 0 };
+    return { registrationId, instance: 0, totalSeconds: 0, playerUrl: player.url };
   }
 
   /** Records a token's nonce; false when it was seen before (a replay). Expired nonces are swept now and then. */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
-import { affectedBy, rowInsert } from '../../platform/database/lean-read';
+import { affectedBy, type LeanStatement, rowInsert } from '../../platform/database/lean-read';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
@@ -113,6 +113,16 @@ export class LaunchLinks {
   ) {}
 
   async issue(req: LaunchLinkRequest): Promise<string> {
+    const link = this.prepare(req);
+    await affectedBy(this.sessions.manager.connection, link.statement.sql, link.statement.params);
+    return link.url;
+  }
+
+  /**
+   * A launch link and the statement that stores its session row, for a caller that runs it in a transaction of its
+   * own (a dispatch's first launch: with the registration's rows). The link works once the statement has committed.
+   */
+  prepare(req: LaunchLinkRequest): { url: string; statement: LeanStatement } {
     const id = randomUUID();
     const now = new Date();
     const exp = Math.floor(now.getTime() / 1000) + req.expirySeconds;
@@ -130,8 +140,7 @@ export class LaunchLinks {
     };
     const policy = launchAuthPolicyOf(req.launchAuth);
     // By SQL text made once (every launch page issues one): no entity manager, no query builder.
-    const row = rowInsert(this.sessions, { id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings, launchAuth: policy ? { policy } : null, lastSeenAt: null });
-    await affectedBy(this.sessions.manager.connection, row.sql, row.params);
+    const statement = rowInsert(this.sessions, { id, appId: req.appId, registrationId, instance, launchHistoryId: null, createdAt: now, expiresAt: new Date(exp * 1000), usedAt: null, settings, launchAuth: policy ? { policy } : null, lastSeenAt: null });
     const claims: LaunchClaims = {
       t: 'launch',
       id,
@@ -146,6 +155,6 @@ export class LaunchLinks {
       ...(req.cssUrl ? { css: req.cssUrl } : {}),
       ...(!policy && !settings.additionalValues && !settings.preview ? { plain: true as const } : {}),
     };
-    return `${this.config.publicUrl}/player/launch/${encodeToken(this.keys, claims)}`;
+    return { url: `${this.config.publicUrl}/player/launch/${encodeToken(this.keys, claims)}`, statement };
   }
 }
