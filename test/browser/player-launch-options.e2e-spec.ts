@@ -190,13 +190,14 @@ describe('player: course previews, launch options, PlayerLaunchType and media co
     let page = await open(await link('r-pdf'));
     let viewer = sco(page);
     await viewer.locator('#pages').filter({ hasText: 'Page 1 of 3' }).waitFor();
-    const mid = await waitFor(() => progress('r-pdf'), (v) => v.registrationCompletion === 'INCOMPLETE');
+    // The viewer's first automatic save (seconds after it opens; longer on a loaded machine).
+    const mid = await waitFor(() => progress('r-pdf'), (v) => v.registrationCompletion === 'INCOMPLETE', 20_000);
     expect(mid.registrationCompletion).toBe('INCOMPLETE');
     await viewer.locator('#next').click();
     await viewer.locator('#pages').filter({ hasText: 'Page 2 of 3' }).waitFor();
     // Leaving half way suspends; the next launch opens where the learner was.
     await page.close({ runBeforeUnload: true });
-    const suspended = await waitFor(() => progress('r-pdf'), (v) => v.activityDetails?.runtime?.exit === 'suspend' || v.activityDetails?.children?.[0]?.runtime?.exit === 'suspend');
+    const suspended = await waitFor(() => progress('r-pdf'), (v) => v.activityDetails?.runtime?.exit === 'suspend' || v.activityDetails?.children?.[0]?.runtime?.exit === 'suspend', 20_000);
     expect(suspended.registrationCompletion).toBe('INCOMPLETE');
     page = await open(await link('r-pdf'));
     viewer = sco(page);
