@@ -1,5 +1,6 @@
 import { fixture, importCourse } from '../support/courses';
 import { InvitationsService } from '../../src/modules/invitations/invitations.service';
+import { RegistrationCreation } from '../../src/modules/registrations/registration-creation';
 import { RegistrationsService } from '../../src/modules/registrations/registrations.service';
 import { EventBus, RegistrationCreated } from '../../src/platform/events';
 import { waitFor } from '../support/player';
@@ -53,8 +54,8 @@ describe('registrations created at the same time', () => {
     for (const id of ids) expect([id, (await call(`${s.api}/registrations/${id}`, { auth: app })).status]).toEqual([id, 200]);
   });
 
-  it('RegistrationsService.create called 60 times at once in the process (distinct ids): all created, none a false duplicate', async () => {
-    const service = s.app.get(RegistrationsService);
+  it('RegistrationCreation.create called 60 times at once in the process (distinct ids): all created, none a false duplicate', async () => {
+    const service = s.app.get(RegistrationCreation);
     const appId = s.firstStart.application.appId;
     const ids = Array.from({ length: 60 }, (_, i) => `inproc-${i}`);
     const outcomes = await Promise.allSettled(ids.map((id, i) => service.create(appId, { registrationId: id, courseId: 'golf', learner: { id: `l-${id}` }, registrationTags: [`t${i}`] })));
@@ -63,7 +64,7 @@ describe('registrations created at the same time', () => {
   });
 
   it('createMany: 1,200 registrations in chunks, one RegistrationCreated each after its commit; a taken id refuses the batch before anything is written', async () => {
-    const service = s.app.get(RegistrationsService);
+    const service = s.app.get(RegistrationCreation);
     const appId = s.firstStart.application.appId;
     const seen: string[] = [];
     const off = s.app.get(EventBus).on(RegistrationCreated, (e) => {
@@ -80,7 +81,7 @@ describe('registrations created at the same time', () => {
       // One id of the batch exists: nothing of it is created, the error names the id.
       const again = [{ ...bodies[0], registrationId: 'batch-new-1' }, bodies[5]];
       await expect(service.createMany(appId, again)).rejects.toThrow(/'batch-5' already exists/);
-      expect(await service.find(appId, 'batch-new-1')).toBeNull();
+      expect(await s.app.get(RegistrationsService).find(appId, 'batch-new-1')).toBeNull();
     } finally {
       off();
     }

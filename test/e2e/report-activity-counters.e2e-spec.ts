@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { CreateRegistrationDto } from '../../src/modules/registrations/dto/registration.dto';
 import { RegistrationStatistics, TREE_SAMPLE_LIMIT } from '../../src/modules/registrations/registration-statistics';
-import { RegistrationsService } from '../../src/modules/registrations/registrations.service';
+import { RegistrationCreation } from '../../src/modules/registrations/registration-creation';
 import { fixture, importCourse } from '../support/courses';
 import { basic, call, startTestServer, TestServer } from '../support/test-server';
 
@@ -55,7 +55,7 @@ describe('report activity counters', () => {
     await importCourse(s.api, app, 'bulk', fixture('scorm2004-3rd-golf-runtime-basic.zip'));
     const bodies = (prefix: string, n: number) =>
       Array.from({ length: n }, (_, k) => Object.assign(new CreateRegistrationDto(), { courseId: 'bulk', registrationId: `${prefix}-${String(k).padStart(5, '0')}`, learner: { id: `${prefix}-learner-${k}` } }));
-    const registrations = s.app.get(RegistrationsService);
+    const registrations = s.app.get(RegistrationCreation);
     await registrations.createMany(appId, bodies('right', RIGHT));
     await registrations.createMany(appId, bodies('wrong', WRONG));
     // Their trees written directly (as runtime commits would leave them).

@@ -11,6 +11,7 @@ import { inOneSqliteTransaction } from '../../platform/database/sqlite-transacti
 import { CoursesService } from '../courses/courses.service';
 import { LaunchLinks } from '../player/launch-links';
 import { RegistrationsService } from '../registrations/registrations.service';
+import { RegistrationCreation } from '../registrations/registration-creation';
 import { RegistrationProgress } from '../registrations/registration-progress';
 import { SettingsService } from '../settings/settings.service';
 import { DispatchesService, type LaunchedDispatch } from './dispatches.service';
@@ -79,6 +80,7 @@ export class DispatchLaunches {
     private readonly dispatches: DispatchesService,
     private readonly courses: CoursesService,
     private readonly registrations: RegistrationsService,
+    private readonly creation: RegistrationCreation,
     private readonly progress: RegistrationProgress,
     private readonly settings: SettingsService,
     private readonly launchLinks: LaunchLinks,
@@ -226,7 +228,7 @@ export class DispatchLaunches {
     const learnerLink = rowInsert(this.learners, { appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }, true);
     const player = playerLink(registrationId, 0);
     // Created unless it exists (a taken id fails the creation; no read of our own before it).
-    await this.registrations
+    await this.creation
       .create(d.appId, {
         registrationId,
         courseId: d.courseId,

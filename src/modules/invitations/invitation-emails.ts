@@ -7,6 +7,7 @@ import { Mailer, PermanentMailError } from '../../platform/mail/mailer';
 import { JobContext, JobQueue, QueueDefinition, UnrecoverableJobError } from '../../platform/queue/job-queue';
 import { CoursesService } from '../courses/courses.service';
 import { RegistrationsService } from '../registrations/registrations.service';
+import { RegistrationCreation } from '../registrations/registration-creation';
 import { InvitationEntity } from './entities/invitation.entity';
 import { UserInvitationEntity } from './entities/user-invitation.entity';
 import { invitationEmail } from './invitation-email-content';
@@ -38,6 +39,7 @@ export class InvitationEmails implements OnModuleInit {
     @InjectRepository(InvitationEntity) private readonly invitations: Repository<InvitationEntity>,
     @InjectRepository(UserInvitationEntity) private readonly users: Repository<UserInvitationEntity>,
     private readonly registrations: RegistrationsService,
+    private readonly creation: RegistrationCreation,
     private readonly learners: LearnerRegistrations,
     private readonly courses: CoursesService,
     private readonly mailer: Mailer,
@@ -116,7 +118,7 @@ export class InvitationEmails implements OnModuleInit {
   /**
    * The registrations of a batch of user invitations, made once (following duplicateRegistrationOption), and the rows
    * that may be sent; an invalid address or a FAIL duplicate is marked failed. Registrations already made (a run
-   * before a restart) are found by their ids; the new ones are created together (RegistrationsService.createMany), in
+   * before a restart) are found by their ids; the new ones are created together (RegistrationCreation.createMany), in
    * the transaction that links them to their user invitations. Throws for what should be retried.
    */
   private async registerBatch(inv: InvitationEntity, rows: UserInvitationEntity[]): Promise<UserInvitationEntity[]> {
@@ -151,7 +153,7 @@ export class InvitationEmails implements OnModuleInit {
     if (found.length) await this.link(this.users.manager, found);
     if (fresh.length) {
       const postBack = inv.postBack ? this.registrations.openPostBack(inv.postBack) : undefined;
-      await this.registrations.createMany(
+      await this.creation.createMany(
         inv.appId,
         fresh.map((row) => ({ courseId: inv.courseId, registrationId: own(row), learner: { id: row.emailKey, email: row.email.trim() }, ...(postBack ? { postBack } : {}) })),
         // Each chunk's transaction links the chunk's user invitations.

@@ -13,6 +13,7 @@ import { CoursesService } from '../courses/courses.service';
 import type { PostBackDto } from '../registrations/dto/registration.dto';
 import type { StoredPostBack } from '../registrations/registration-types';
 import { RegistrationsService } from '../registrations/registrations.service';
+import { RegistrationCreation } from '../registrations/registration-creation';
 import { normalizeTags } from '../tags/tag-rules';
 import { TagsService } from '../tags/tags.service';
 import { CreatePrivateInvitationDto, CreatePublicInvitationDto, UpdatePrivateInvitationDto, UpdatePublicInvitationDto } from './dto/invitation.dto';
@@ -80,6 +81,7 @@ export class InvitationsService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly courses: CoursesService,
     private readonly registrations: RegistrationsService,
+    private readonly creation: RegistrationCreation,
     private readonly learnerRegistrations: LearnerRegistrations,
     private readonly tags: TagsService,
     private readonly jobs: JobQueue,
@@ -384,7 +386,7 @@ export class InvitationsService {
     const now = new Date();
     if (existing) {
       // A visitor whose registration was deleted comes back: a new registration, in the place already taken.
-      if (!(await this.registrations.find(inv.appId, registrationId))) await this.registrations.create(inv.appId, body).catch(async (err: unknown) => this.madeByTwin(inv, registrationId, err));
+      if (!(await this.registrations.find(inv.appId, registrationId))) await this.creation.create(inv.appId, body).catch(async (err: unknown) => this.madeByTwin(inv, registrationId, err));
       await this.users.update({ appId: inv.appId, invitationId: inv.id, emailKey }, { registrationId, updatedAt: now });
       return { registrationId };
     }
@@ -406,7 +408,7 @@ export class InvitationsService {
       updatedAt: now,
     };
     try {
-      await this.registrations.create(inv.appId, body, undefined, {
+      await this.creation.create(inv.appId, body, undefined, {
         within: async (m) => {
           const taken = await m.queryRunner!.query(
             'UPDATE invitation SET joined_count = joined_count + 1 WHERE app_id = ? AND id = ? AND allow_new_registrations = 1 AND (registration_cap = 0 OR joined_count < registration_cap)',

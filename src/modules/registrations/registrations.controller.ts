@@ -19,6 +19,7 @@ import { activityIdsOf, LaunchLinks, launchOptionsOf } from '../player/launch-li
 import { RegistrationRestarts } from './registration-restarts';
 import { POSTBACK_REQUEST_SETTING_IDS, postbackOptionsOf, RegistrationPostback } from './registration-postback';
 import { RegistrationsService } from './registrations.service';
+import { RegistrationCreation } from './registration-creation';
 
 const R = [Scope.Read, Scope.ReadRegistration] as const;
 const W = [Scope.Write, Scope.WriteRegistration] as const;
@@ -30,6 +31,7 @@ const INSTANCE = new ParseIntPipe({ exceptionFactory: () => new InvalidInputErro
 export class RegistrationsController {
   constructor(
     private readonly registrations: RegistrationsService,
+    private readonly creation: RegistrationCreation,
     private readonly tags: TagsService,
     private readonly settings: SettingsService,
     private readonly postback: RegistrationPostback,
@@ -42,7 +44,7 @@ export class RegistrationsController {
   @ApiOperation({ operationId: 'CreateRegistration' })
   @Authorize(...W)
   async createRegistration(@CurrentPrincipal() p: Principal, @Body() body: CreateRegistrationDto, @Query() query: CreateRegistrationQueryDto) {
-    await this.registrations.create(p.appId, body, query.courseVersion);
+    await this.creation.create(p.appId, body, query.courseVersion);
   }
 
   @Get()

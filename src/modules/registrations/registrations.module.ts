@@ -24,6 +24,7 @@ import { RegistrationRestarts } from './registration-restarts';
 import { RegistrationStatistics } from './registration-statistics';
 import { RegistrationSummaries } from './registration-summaries';
 import { RegistrationsService } from './registrations.service';
+import { RegistrationCreation } from './registration-creation';
 
 /**
  * Registration service: registrations, instances, progress, launch history, tags, configuration and postbacks.
@@ -34,9 +35,9 @@ import { RegistrationsService } from './registrations.service';
 @Module({
   imports: [TypeOrmModule.forFeature([RegistrationEntity, RegistrationInstanceEntity, LaunchHistoryEntity, LaunchHistoryLogEntity, RegistrationPostbackStateEntity]), CoursesModule, XapiModule, LaunchLinksModule],
   controllers: [RegistrationsController, RegistrationStatementsController],
-  providers: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, RegistrationSummaries, LearnerRegistrations],
+  providers: [RegistrationsService, RegistrationCreation, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, RegistrationSummaries, LearnerRegistrations],
   // RegistrationProgress: the player's reads and progress writes; CommitStore: the commits' hot path (see its doc).
-  exports: [RegistrationsService, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, RegistrationSummaries, LearnerRegistrations],
+  exports: [RegistrationsService, RegistrationCreation, RegistrationPostback, RegistrationPostbacks, LaunchHistoryLog, RegistrationRestarts, RegistrationProgress, CommitStore, RegistrationProgressEvents, RegistrationStatistics, RegistrationSummaries, LearnerRegistrations],
 })
 export class RegistrationsModule implements OnModuleInit {
   constructor(
