@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { setBounded } from '../../platform/bounded-map';
 import { InjectRepository } from '@nestjs/typeorm';
 import { hash, timingSafeEqual } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -111,8 +112,7 @@ export class CredentialCache extends CredentialVerifier implements OnModuleInit 
       : null;
     // A change that happened while we were loading wins: keep nothing rather than something stale.
     if ((this.generations.get(appId) ?? 0) === generation) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(appId, value ?? { missing: true, expiresAt: Date.now() + NEGATIVE_TTL_MS });
+      setBounded(this.entries, appId, value ?? { missing: true, expiresAt: Date.now() + NEGATIVE_TTL_MS }, MAX_ENTRIES);
     }
     return value;
   }

@@ -149,7 +149,10 @@ export class CoursesService {
     await this.courseChanged(appId, courseId);
   }
 
-  /** Drops what every node keeps of a course's rows; call it once a change of them has committed. */
+  /**
+   * Drops what every node keeps of a course's rows (its version rows and its course row: both caches listen on
+   * COURSE_ROWS_CHANNEL, so one message drops both); call it once a change of them has committed.
+   */
   courseChanged(appId: string, courseId: string): Promise<void> {
     return this.versionRows.invalidate(`${appId}\n${courseId}`);
   }
@@ -197,12 +200,16 @@ export class CoursesService {
    * (Redis); the embedded stack reads it each time (the CLI's backup restore is another process).
    */
   async launchCourse(appId: string, courseId: string): Promise<CourseEntity | null> {
-    const read = () => leanRead(this.courses, ['appId', 'id']).one({ appId, id: courseId });
+    const read = () => this.readCourse(appId, courseId);
     return this.courseRows ? this.courseRows.get(`${appId}\n${courseId}`, `${appId}\n${courseId}`, read) : read();
   }
 
+  private readCourse(appId: string, courseId: string): Promise<CourseEntity | null> {
+    return leanRead(this.courses, ['appId', 'id']).one({ appId, id: courseId });
+  }
+
   async requireCourse(appId: string, courseId: string): Promise<CourseEntity> {
-    const course = await leanRead(this.courses, ['appId', 'id']).one({ appId, id: courseId });
+    const course = await this.readCourse(appId, courseId);
     if (!course) throw new NotFoundError('Course', courseId);
     return course;
   }

@@ -1,4 +1,4 @@
-import { affectedBy, leanInsert, leanRead, type LeanStatement, rowInsert } from '../../platform/database/lean-read';
+import { affectedBy, leanInsert, leanRead, rowInsert } from '../../platform/database/lean-read';
 import { SystemStateService } from '../../platform/database/system-state.service';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -9,7 +9,7 @@ import type { AppConfig } from '../../config/app-config';
 import { KeyRing } from '../../platform/crypto/keyring';
 import { inOneSqliteTransaction } from '../../platform/database/sqlite-transactions';
 import { CoursesService } from '../courses/courses.service';
-import { LaunchLinks } from '../player/launch-links';
+import { LaunchLinks, type LaunchLinkRequest } from '../player/launch-links';
 import { RegistrationsService } from '../registrations/registrations.service';
 import { RegistrationCreation } from '../registrations/registration-creation';
 import { RegistrationProgress } from '../registrations/registration-progress';
@@ -129,26 +129,20 @@ export class DispatchLaunches {
     if (!d.enabled) return { refused: 'disabled' };
     if (d.expirationDate && d.expirationDate.getTime() <= now.getTime()) return { refused: 'dispatchExpired' };
     const learner = await this.learnerOf(d, learnerId, name);
-    const playerLink = (registrationId: string, instance: number) =>
-      this.launchLinks.prepare({
-        appId: d.appId,
-        target: { kind: 'registration', registrationId, instance },
-        tracking: true,
-        expirySeconds: 60,
-        redirectOnExitUrl,
-        ...(cssUrl ? { cssUrl } : {}),
-        // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
-        launchAuth: d.destinationLaunchAuth,
-      });
+    const playerLink = (registrationId: string, instance: number): LaunchLinkRequest => ({
+      appId: d.appId,
+      target: { kind: 'registration', registrationId, instance },
+      tracking: true,
+      expirySeconds: 60,
+      redirectOnExitUrl,
+      ...(cssUrl ? { cssUrl } : {}),
+      // The destination's launchAuth binds the player session (dispatches have none of their own in the schema).
+      launchAuth: d.destinationLaunchAuth,
+    });
     const found = await this.registrationOf(d, learner, playerLink);
     if ('refused' in found) return found;
     const { registrationId, instance, totalSeconds } = found;
-    let playerUrl = found.playerUrl;
-    if (playerUrl === undefined) {
-      const issued = playerLink(registrationId, instance);
-      await affectedBy(this.dataSource, issued.statement.sql, issued.statement.params);
-      playerUrl = issued.url;
-    }
+    const playerUrl = found.playerUrl ?? (await this.launchLinks.issue(playerLink(registrationId, instance)));
     const status = { a: d.appId, g: registrationId, i: instance, s: totalSeconds, e: Math.floor(now.getTime() / 1000) + STATUS_LIFETIME };
     const body = Buffer.from(JSON.stringify(status)).toString('base64url');
     return { playerUrl, statusToken: `${body}.${this.keys.sign('dispatch', body)}`, lmsOrigin, pollMs: await this.pollMs(d), registrationId };
@@ -189,13 +183,13 @@ export class DispatchLaunches {
 
   /**
    * The learner's registration and the instance to launch (with the time it had tracked), or why none. A new
-   * registration's player link is stored with it (`playerLink`: its session row in the registration's transaction) and
-   * comes back as `playerUrl`.
+   * registration's player link (`playerLink`: what it asks for) is stored with it, its session row in the registration's
+   * transaction, and comes back as `playerUrl`.
    */
   private async registrationOf(
     d: DispatchEntity,
     learner: DispatchLearner,
-    playerLink: (registrationId: string, instance: number) => { url: string; statement: LeanStatement },
+    playerLink: (registrationId: string, instance: number) => LaunchLinkRequest,
   ): Promise<{ registrationId: string; instance: number; totalSeconds: number; playerUrl?: string } | { refused: LaunchRefusal }> {
     // The course is read when the launch needs it (a new registration, or instancing's check of its latest version): a
     // returning learner of a dispatch without instancing resumes without it (deleting a course deletes its
@@ -226,7 +220,7 @@ export class DispatchLaunches {
     // The learner's link to the registration, written in the registration's transaction (MySQL: pipelined with its
     // rows); skipped if a launch at the same moment wrote it first.
     const learnerLink = rowInsert(this.learners, { appId: d.appId, dispatchId: d.id, learnerKey: learner.key, registrationId, createdAt: new Date() }, true);
-    const player = playerLink(registrationId, 0);
+    const player = this.launchLinks.prepare(playerLink(registrationId, 0));
     // Created unless it exists (a taken id fails the creation; no read of our own before it).
     await this.creation
       .create(d.appId, {

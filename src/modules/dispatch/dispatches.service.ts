@@ -1,4 +1,5 @@
 import { leanColumns } from '../../platform/database/lean-read';
+import { setBounded } from '../../platform/bounded-map';
 import { runLeanStatement, sqlOf } from '../../platform/database/hot-statement';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
@@ -150,8 +151,7 @@ export class DispatchesService implements OnApplicationBootstrap {
     let clear = this.openedSecrets.get(d.secret);
     if (clear === undefined) {
       clear = this.keys.open(d.secret);
-      if (this.openedSecrets.size >= 10_000) this.openedSecrets.delete(this.openedSecrets.keys().next().value!);
-      this.openedSecrets.set(d.secret, clear);
+      setBounded(this.openedSecrets, d.secret, clear, 10_000);
     }
     return clear;
   }

@@ -1,4 +1,5 @@
 import { RateLimits } from '../../platform/http/rate-limits';
+import { setBounded } from '../../platform/bounded-map';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
@@ -333,8 +334,7 @@ export class PlayerCommitService {
     const known = this.settingsByText.get(sessionId);
     if (known && known.raw === raw) return known.settings;
     const settings = jsonColumn.from(raw) as PlayerSessionSettings | null;
-    if (this.settingsByText.size >= SETTINGS_CACHE_SIZE) this.settingsByText.delete(this.settingsByText.keys().next().value!);
-    this.settingsByText.set(sessionId, { raw, settings });
+    setBounded(this.settingsByText, sessionId, { raw, settings }, SETTINGS_CACHE_SIZE);
     return settings;
   }
 

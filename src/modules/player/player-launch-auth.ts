@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { setBounded } from '../../platform/bounded-map';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -105,7 +106,6 @@ export class PlayerLaunchAuth {
   }
 
   private remember(id: string, auth: StoredSessionAuth | null): void {
-    if (this.known.size >= KNOWN_MAX) this.known.delete(this.known.keys().next().value!);
-    this.known.set(id, auth);
+    setBounded(this.known, id, auth, KNOWN_MAX);
   }
 }

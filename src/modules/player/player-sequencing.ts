@@ -5,6 +5,7 @@
  * `adl.nav.request_valid` from.
  */
 import { randomInt } from 'node:crypto';
+import { setBounded } from '../../platform/bounded-map';
 import type { CourseVersion } from '../courses/course-version';
 import type { ActivityResult, Completion, Objective, Success } from '../registrations/registration-types';
 import { buildSequencingDefinition, type SequencingDefinition } from '../sequencing/sequencing-definition';
@@ -58,8 +59,7 @@ export function definitionOf(version: CourseVersion): SequencingDefinition {
   let def = definitions.get(key);
   if (!def) {
     def = buildSequencingDefinition({ rootActivity: version.rootActivity!, packageData: version.package!.packageData });
-    if (definitions.size >= DEFINITION_CACHE) definitions.delete(definitions.keys().next().value as string);
-    definitions.set(key, def);
+    setBounded(definitions, key, def, DEFINITION_CACHE);
   }
   return def;
 }

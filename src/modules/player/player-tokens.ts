@@ -1,4 +1,5 @@
 import type { KeyRing } from '../../platform/crypto/keyring';
+import { setBounded } from '../../platform/bounded-map';
 
 /** What a launch link carries (signed with the 'links' key). */
 export interface LaunchClaims {
@@ -80,8 +81,7 @@ export class VerifiedSessionTokens {
     if (known) return known.exp * 1000 <= now ? 'expired' : known;
     const claims = decodeToken<SessionClaims>(this.keys, token, 'session', now);
     if (typeof claims === 'object') {
-      if (this.claims.size >= this.max) this.claims.delete(this.claims.keys().next().value as string);
-      this.claims.set(token, claims);
+      setBounded(this.claims, token, claims, this.max);
     }
     return claims;
   }

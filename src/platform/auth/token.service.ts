@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { setBounded } from '../bounded-map';
 import { JwtService } from '@nestjs/jwt';
 import { createSecretKey, randomUUID } from 'node:crypto';
 import { APP_CONFIG } from '../../config/config.module';
@@ -95,8 +96,7 @@ export class TokenService {
       this.verified.delete(token);
     }
     const claims = this.verifyOnce(token);
-    if (this.verified.size >= TokenService.VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(token, { claims, until: claims.expiresAt.getTime() });
+    setBounded(this.verified, token, { claims, until: claims.expiresAt.getTime() }, TokenService.VERIFIED_CACHE_SIZE);
     return claims;
   }
 

@@ -1,4 +1,5 @@
 import { ClusterEvents } from './cluster-events.service';
+import { setBounded } from '../bounded-map';
 
 interface Entry<T> {
   value: T;
@@ -42,9 +43,7 @@ export class ClusterCache<T> {
     const value = await load();
     if (value === null) return null;
     if (generation === this.generation) {
-      this.entries.delete(key);
-      if (this.entries.size >= this.options.max) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, { value: this.options.copy(value), group, at: Date.now() });
+      setBounded(this.entries, key, { value: this.options.copy(value), group, at: Date.now() }, this.options.max);
     }
     return value;
   }
